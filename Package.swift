@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "darknet-swift",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "YOLO", targets: ["YOLO"]),
+        .library(name: "Darknet", targets: ["Darknet"]),
+        .library(name: "Imaging", targets: ["Imaging"]),
+        .executable(name: "darknet-swift", targets: ["darknet-swift"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Thin system-library targets. Only the GEMM wrapper and the codec files import them.
+        .systemLibrary(
+            name: "COpenBLAS",
+            path: "Sources/COpenBLAS",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"]), .brew(["openblas"])]
+        ),
+        .systemLibrary(
+            name: "CJPEG",
+            path: "Sources/CJPEG",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev", "libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]
+        ),
+        .systemLibrary(
+            name: "CPNG",
+            path: "Sources/CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
+        ),
+        // Decoder, NMS and box geometry: the Swift standard library only.
+        .target(name: "YOLO"),
+        .target(name: "Darknet", dependencies: ["YOLO", "Imaging", "COpenBLAS"]),
+        .target(name: "Imaging", dependencies: ["CJPEG", "CPNG"]),
+        .executableTarget(
+            name: "darknet-swift",
+            dependencies: [
+                "Darknet", "YOLO", "Imaging",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "YOLOTests", dependencies: ["YOLO"]),
+        .testTarget(name: "DarknetTests", dependencies: ["Darknet", "YOLO", "Imaging"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "CLITests", dependencies: ["darknet-swift"]),
+    ]
+)

@@ -1,0 +1,1 @@
+// Placeholder until image I/O lands.
