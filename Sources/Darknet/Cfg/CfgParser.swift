@@ -1,0 +1,58 @@
+import Foundation
+
+/// Splits Darknet `.cfg` text into sections, as darknet's `read_cfg` does: `[name]` headers,
+/// `key=value` options, `#` and `;` comments, blank lines, spaces around `=`, CRLF line
+/// ends and a missing final newline all accepted.
+public enum CfgParser {
+    /// Largest cfg accepted (real cfgs are under 20 KB; yolov4-p6 is about 30 KB).
+    nonisolated(unsafe) public static var maximumFileSize = 4 << 20
+
+    public static func parse(contentsOf path: String) throws -> [CfgSection] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CfgError.unreadable(file: path, reason: (error as NSError).localizedDescription)
+        }
+        if data.count > maximumFileSize {
+            throw CfgError.tooLarge(file: path, bytes: data.count, limit: maximumFileSize)
+        }
+        guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
+            throw CfgError.unreadable(file: path, reason: "not text")
+        }
+        return try parse(text: text, file: path)
+    }
+
+    public static func parse(text: String, file: String) throws -> [CfgSection] {
+        if text.utf8.count > maximumFileSize {
+            throw CfgError.tooLarge(file: file, bytes: text.utf8.count, limit: maximumFileSize)
+        }
+        var sections: [CfgSection] = []
+        var lineNumber = 0
+        // "\r\n" is one Character in Swift: split on both.
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            lineNumber += 1
+            // darknet strips every whitespace character from a line before reading it.
+            let line = String(rawLine.filter { !$0.isWhitespace && $0 != "\0" })
+            guard let first = line.first, first != "#", first != ";" else { continue }
+            if first == "[" {
+                guard line.last == "]", line.count > 2 else {
+                    throw CfgError.malformedLine(CfgLocation(file: file, line: lineNumber), text: String(rawLine).trimmingSpaces)
+                }
+                let name = String(line.dropFirst().dropLast()).lowercased()
+                sections.append(CfgSection(name: name, line: lineNumber, file: file))
+                continue
+            }
+            guard let equals = line.firstIndex(of: "="), equals != line.startIndex else {
+                throw CfgError.malformedLine(CfgLocation(file: file, line: lineNumber), text: String(rawLine).trimmingSpaces)
+            }
+            guard !sections.isEmpty else {
+                throw CfgError.optionOutsideSection(CfgLocation(file: file, line: lineNumber))
+            }
+            let key = String(line[..<equals])
+            let value = String(line[line.index(after: equals)...])
+            sections[sections.count - 1].options.append(.init(key: key, value: value, line: lineNumber))
+        }
+        return sections
+    }
+}

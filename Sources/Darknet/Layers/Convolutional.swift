@@ -1,0 +1,119 @@
+/// `[convolutional]`: input `C×H×W` → `filters × outH × outW`, with
+/// `outH = (H + 2·padding − size) / stride + 1` (darknet's `convolutional_out_height`).
+///
+/// darknet's defaults: filters 1, size 1, stride 1, pad 0, padding 0 (`pad=1` means
+/// `padding = size/2`), groups 1, activation logistic, batch_normalize 0. Batch norm is
+/// folded into the weights at load (see `ConvolutionWeights`).
+public struct Convolutional: Sendable, Hashable {
+    public var filters: Int
+    public var size: Int
+    public var stride: Int
+    public var padding: Int
+    public var groups: Int
+    public var batchNormalize: Bool
+    public var activation: Activation
+
+    static let keys: Set<String> = [
+        "filters", "size", "stride", "pad", "padding", "groups", "activation", "batch_normalize",
+        "binary", "xnor", "flipped", "dilation", "stride_x", "stride_y", "dot", "bin_output", "share_index",
+        "antialiasing", "assisted_excitation", "sway", "rotate", "stretch", "stretch_sway", "deform",
+        "coordconv", "angle",
+    ]
+
+    static func parse(_ section: CfgSection) throws -> Convolutional {
+        let filters = try section.int("filters", default: 1)
+        let size = try section.int("size", default: 1)
+        let stride = try section.int("stride", default: 1)
+        let pad = try section.int("pad", default: 0)
+        var padding = try section.int("padding", default: 0)
+        let groups = try section.int("groups", default: 1)
+        if pad != 0 { padding = size / 2 }
+        for (key, value) in [("filters", filters), ("size", size), ("stride", stride), ("groups", groups)] where value < 1 {
+            throw CfgError.invalidValue(section.location(key), value: String(value), expected: "an integer ≥ 1")
+        }
+        if padding < 0 {
+            throw CfgError.invalidValue(section.location("padding"), value: String(padding), expected: "padding ≥ 0")
+        }
+        if filters % groups != 0 {
+            throw CfgError.invalidValue(section.location("groups"), value: String(groups),
+                                        expected: "a divisor of filters=\(filters)")
+        }
+        for key in ["binary", "xnor", "flipped"] where try section.int(key, default: 0) != 0 {
+            throw CfgError.unsupported(section.location(key), what: "\(key)=1 convolutions")
+        }
+        if try section.int("dilation", default: 1) != 1 {
+            throw CfgError.unsupported(section.location("dilation"), what: "dilated convolutions")
+        }
+        for key in ["stride_x", "stride_y"] where section.option(key) != nil {
+            if try section.int(key, default: stride) != stride {
+                throw CfgError.unsupported(section.location(key), what: "different horizontal and vertical strides")
+            }
+        }
+        let activation = try Activation(cfgName: section.string("activation", default: "logistic"),
+                                        location: section.location("activation"))
+        return Convolutional(filters: filters, size: size, stride: stride, padding: padding, groups: groups,
+                             batchNormalize: try section.int("batch_normalize", default: 0) != 0,
+                             activation: activation)
+    }
+
+    /// Pure shape inference; nil when the input is too small for size/stride/padding.
+    public func outputShape(input: TensorShape) -> TensorShape? {
+        let outHeight = (input.height + 2 * padding - size) / stride + 1
+        let outWidth = (input.width + 2 * padding - size) / stride + 1
+        guard input.height + 2 * padding >= size, input.width + 2 * padding >= size,
+              outHeight > 0, outWidth > 0 else { return nil }
+        return TensorShape(channels: filters, height: outHeight, width: outWidth)
+    }
+
+    /// Weights per filter: `(C / groups) · size²`.
+    public func fanIn(inputChannels: Int) -> Int { inputChannels / groups * size * size }
+
+    /// darknet's BFLOPs for this layer: `2 · filters · (C/groups) · size² · outH · outW / 1e9`.
+    public func bflops(input: TensorShape, output: TensorShape) -> Double {
+        2.0 * Double(filters) * Double(fanIn(inputChannels: input.channels)) * Double(output.height * output.width) / 1e9
+    }
+
+    /// True when the convolution is a plain matrix product of weights and input (1×1, stride 1, no padding).
+    public var isPointwise: Bool { size == 1 && stride == 1 && padding == 0 }
+
+    /// Floats of im2col workspace this layer needs (0 for pointwise convolutions).
+    public func workspaceCount(input: TensorShape, output: TensorShape) -> Int {
+        isPointwise ? 0 : fanIn(inputChannels: input.channels) * output.height * output.width
+    }
+
+    /// im2col + GEMM per group, then bias and activation: `input` is `C×H×W`, `output` is
+    /// `filters × outH × outW`, `weights.weights` is `filters × (C/groups) × size × size`.
+    func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
+                 outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>) {
+        let channelsPerGroup = inputShape.channels / groups
+        let filtersPerGroup = filters / groups
+        let k = fanIn(inputChannels: inputShape.channels)
+        let spatial = outputShape.height * outputShape.width
+        let inputPlane = inputShape.height * inputShape.width
+        weights.weights.withUnsafeBufferPointer { w in
+            for group in 0..<groups {
+                let groupInput = input + group * channelsPerGroup * inputPlane
+                let b: UnsafePointer<Float>
+                if isPointwise {
+                    b = groupInput
+                } else {
+                    Im2col.unfold(groupInput, channels: channelsPerGroup, height: inputShape.height,
+                                  width: inputShape.width, size: size, stride: stride, pad: padding, into: workspace)
+                    b = UnsafePointer(workspace)
+                }
+                GEMM.multiply(m: filtersPerGroup, n: spatial, k: k,
+                              a: w.baseAddress! + group * filtersPerGroup * k, lda: k,
+                              b: b, ldb: spatial,
+                              c: output + group * filtersPerGroup * spatial, ldc: spatial)
+            }
+        }
+        weights.biases.withUnsafeBufferPointer { bias in
+            for f in 0..<filters {
+                let plane = output + f * spatial
+                let value = bias[f]
+                for i in 0..<spatial { plane[i] += value }
+                activation.apply(plane, count: spatial)
+            }
+        }
+    }
+}

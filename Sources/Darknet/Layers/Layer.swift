@@ -1,0 +1,51 @@
+/// One layer of a network: what its cfg section says plus the shapes inference gave it.
+public struct Layer: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case convolutional(Convolutional)
+        case maxpool(Maxpool)
+        case upsample(Upsample)
+        case route(Route)
+        case shortcut(Shortcut)
+        case yolo(Yolo)
+    }
+
+    public var index: Int
+    public var kind: Kind
+    /// Shape of the layer it reads (the previous layer; for a route, the first source).
+    public var input: TensorShape
+    public var output: TensorShape
+    /// Where its section starts in the cfg.
+    public var location: CfgLocation
+
+    /// The cfg section name (`convolutional`, `route`…).
+    public var typeName: String {
+        switch kind {
+        case .convolutional: return "convolutional"
+        case .maxpool: return "maxpool"
+        case .upsample: return "upsample"
+        case .route: return "route"
+        case .shortcut: return "shortcut"
+        case .yolo: return "yolo"
+        }
+    }
+
+    /// Layers whose outputs this one reads, besides the previous one.
+    public var references: [Int] {
+        switch kind {
+        case .route(let route): return route.sources
+        case .shortcut(let shortcut): return [shortcut.source]
+        default: return []
+        }
+    }
+
+    /// True when this layer reads the previous layer's output.
+    public var readsPrevious: Bool {
+        if case .route = kind { return false }
+        return true
+    }
+
+    public var bflops: Double {
+        if case .convolutional(let conv) = kind { return conv.bflops(input: input, output: output) }
+        return 0
+    }
+}

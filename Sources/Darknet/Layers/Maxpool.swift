@@ -1,0 +1,64 @@
+/// `[maxpool]`: input `C×H×W` → `C × outH × outW` with darknet's padding semantics:
+/// `padding` defaults to `size − 1`, `outH = (H + padding − size) / stride + 1`, and the
+/// window starts at `−padding/2` (so `size=2 stride=1` keeps 13×13 in yolov3-tiny; the
+/// extra row/column on the bottom-right counts as −∞, never as 0).
+public struct Maxpool: Sendable, Hashable {
+    public var size: Int
+    public var stride: Int
+    public var padding: Int
+
+    static let keys: Set<String> = ["size", "stride", "padding", "stride_x", "stride_y", "maxpool_depth", "out_channels", "antialiasing"]
+
+    static func parse(_ section: CfgSection) throws -> Maxpool {
+        let stride = try section.int("stride", default: 1)
+        let size = try section.int("size", default: stride)
+        let padding = try section.int("padding", default: size - 1)
+        for (key, value) in [("size", size), ("stride", stride)] where value < 1 {
+            throw CfgError.invalidValue(section.location(key), value: String(value), expected: "an integer ≥ 1")
+        }
+        if padding < 0 {
+            throw CfgError.invalidValue(section.location("padding"), value: String(padding), expected: "padding ≥ 0")
+        }
+        for key in ["stride_x", "stride_y"] where section.option(key) != nil {
+            if try section.int(key, default: stride) != stride {
+                throw CfgError.unsupported(section.location(key), what: "different horizontal and vertical maxpool strides")
+            }
+        }
+        if try section.int("maxpool_depth", default: 0) != 0 {
+            throw CfgError.unsupported(section.location("maxpool_depth"), what: "maxpool_depth")
+        }
+        return Maxpool(size: size, stride: stride, padding: padding)
+    }
+
+    public func outputShape(input: TensorShape) -> TensorShape? {
+        guard input.height + padding >= size, input.width + padding >= size else { return nil }
+        return TensorShape(channels: input.channels,
+                           height: (input.height + padding - size) / stride + 1,
+                           width: (input.width + padding - size) / stride + 1)
+    }
+
+    func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>, outputShape: TensorShape) {
+        let offset = -padding / 2
+        let (height, width) = (inputShape.height, inputShape.width)
+        for c in 0..<outputShape.channels {
+            let plane = input + c * height * width
+            let out = output + c * outputShape.height * outputShape.width
+            for oy in 0..<outputShape.height {
+                for ox in 0..<outputShape.width {
+                    var best = -Float.greatestFiniteMagnitude
+                    for ky in 0..<size {
+                        let y = offset + oy * stride + ky
+                        guard y >= 0, y < height else { continue }
+                        for kx in 0..<size {
+                            let x = offset + ox * stride + kx
+                            guard x >= 0, x < width else { continue }
+                            let value = plane[y * width + x]
+                            if value > best { best = value }
+                        }
+                    }
+                    out[oy * outputShape.width + ox] = best
+                }
+            }
+        }
+    }
+}

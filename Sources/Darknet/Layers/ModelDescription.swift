@@ -1,0 +1,157 @@
+/// A parsed cfg with every layer's shapes inferred (pure: no weights, no buffers).
+///
+/// Sections `[net]`/`[network]` first, then `[convolutional]`, `[maxpool]`, `[upsample]`,
+/// `[route]`, `[shortcut]`, `[yolo]`. The input size comes from `[net]` unless overridden
+/// (Debian's yolov3.cfg says 608; people run it at 416).
+public struct ModelDescription: Sendable {
+    public var file: String
+    public var net: NetConfig
+    public var layers: [Layer]
+    /// Unknown keys, each with its line (darknet ignores them; so do we, loudly).
+    public var warnings: [CfgWarning]
+
+    public var inputShape: TensorShape {
+        TensorShape(channels: net.channels, height: net.height, width: net.width)
+    }
+
+    public var totalBflops: Double { layers.reduce(0) { $0 + $1.bflops } }
+
+    /// The sum of darknet's table rows, each printed with three decimals (`%5.3f BFLOPs`):
+    /// what a user adding up darknet's table gets (yolov3 at 416: 65.862; yolov3-tiny: 5.567).
+    public var roundedBflops: Double { layers.reduce(0) { $0 + ($1.bflops * 1000).rounded() / 1000 } }
+
+    /// Largest accepted width or height (raise it for very large inputs).
+    nonisolated(unsafe) public static var maximumInputSide = 16384
+    /// Largest accepted layer count.
+    nonisolated(unsafe) public static var maximumLayers = 10000
+    /// Largest accepted element count of one layer output.
+    nonisolated(unsafe) public static var maximumTensorElements = 1 << 31
+
+    public init(contentsOf path: String, width: Int? = nil, height: Int? = nil) throws {
+        try self.init(sections: CfgParser.parse(contentsOf: path), file: path, width: width, height: height)
+    }
+
+    public init(text: String, file: String = "<cfg>", width: Int? = nil, height: Int? = nil) throws {
+        try self.init(sections: CfgParser.parse(text: text, file: file), file: file, width: width, height: height)
+    }
+
+    public init(sections: [CfgSection], file: String, width: Int? = nil, height: Int? = nil) throws {
+        guard let first = sections.first else { throw CfgError.empty(file: file) }
+        guard first.name == "net" || first.name == "network" else { throw CfgError.missingNetSection(file: file) }
+        if sections.count - 1 > Self.maximumLayers {
+            throw CfgError.unsupported(CfgLocation(file: file, line: sections[Self.maximumLayers + 1].line),
+                                       what: "more than \(Self.maximumLayers) layers")
+        }
+        var net = try NetConfig.parse(first)
+        if let width { net.width = width }
+        if let height { net.height = height }
+        for (key, value) in [("width", net.width), ("height", net.height)] where value < 1 || value > Self.maximumInputSide {
+            throw CfgError.invalidValue(first.location(key), value: String(value),
+                                        expected: "an input \(key) in 1...\(Self.maximumInputSide)")
+        }
+        if net.channels > 4096 {
+            throw CfgError.invalidValue(first.location("channels"), value: String(net.channels), expected: "channels ≤ 4096")
+        }
+        self.file = file
+        self.net = net
+        self.layers = []
+        self.warnings = Self.unknownKeys(in: first, known: NetConfig.knownKeys)
+        guard sections.count > 1 else { throw CfgError.noLayers(file: file) }
+        for section in sections.dropFirst() {
+            try appendLayer(section)
+        }
+    }
+
+    private mutating func appendLayer(_ section: CfgSection) throws {
+        let index = layers.count
+        let input = layers.last?.output ?? inputShape
+        let here = CfgLocation(file: section.file, line: section.line, section: section.name)
+        let kind: Layer.Kind
+        var layerInput = input
+        let output: TensorShape?
+        let known: Set<String>
+        switch section.name {
+        case "convolutional", "conv":
+            let conv = try Convolutional.parse(section)
+            if input.channels % conv.groups != 0 {
+                throw CfgError.invalidValue(section.location("groups"), value: String(conv.groups),
+                                            expected: "a divisor of the \(input.channels) input channels")
+            }
+            kind = .convolutional(conv)
+            output = conv.outputShape(input: input)
+            if output == nil {
+                throw CfgError.inputTooSmall(here, layer: index, detail: "\(input) with size=\(conv.size) stride=\(conv.stride) padding=\(conv.padding)")
+            }
+            known = Convolutional.keys
+        case "maxpool", "max":
+            let pool = try Maxpool.parse(section)
+            kind = .maxpool(pool)
+            output = pool.outputShape(input: input)
+            if output == nil {
+                throw CfgError.inputTooSmall(here, layer: index, detail: "\(input) with size=\(pool.size) padding=\(pool.padding)")
+            }
+            known = Maxpool.keys
+        case "upsample":
+            let upsample = try Upsample.parse(section)
+            kind = .upsample(upsample)
+            output = upsample.outputShape(input: input)
+            known = Upsample.keys
+        case "route":
+            let route = try Route.parse(section, index: index)
+            let shapes = route.sources.map { layers[$0].output }
+            kind = .route(route)
+            layerInput = shapes[0]
+            output = route.outputShape(sourceShapes: shapes)
+            if output == nil {
+                let listed = zip(route.sources, shapes).map { "layer \($0.0): \($0.1)" }.joined(separator: ", ")
+                throw CfgError.shapeMismatch(section.location("layers"), layer: index,
+                                             detail: "route sources differ in width × height (\(listed))")
+            }
+            known = Route.keys
+        case "shortcut":
+            let shortcut = try Shortcut.parse(section, index: index)
+            let sourceShape = layers[shortcut.source].output
+            kind = .shortcut(shortcut)
+            output = shortcut.outputShape(input: input, sourceShape: sourceShape)
+            if output == nil {
+                throw CfgError.shapeMismatch(section.location("from"), layer: index,
+                                             detail: "shortcut adds layer \(shortcut.source) (\(sourceShape)) to the previous layer (\(input)); the shapes must match")
+            }
+            known = Shortcut.keys
+        case "yolo":
+            let yolo = try Yolo.parse(section)
+            if input.channels != yolo.expectedChannels {
+                let previous = layers.last
+                let location: CfgLocation
+                if let previous, case .convolutional = previous.kind {
+                    location = CfgLocation(file: previous.location.file, line: previous.location.line,
+                                           section: previous.location.section, key: "filters")
+                } else {
+                    location = here
+                }
+                throw CfgError.filtersMismatch(location, layer: max(index - 1, 0), filters: input.channels,
+                                               expected: yolo.expectedChannels)
+            }
+            kind = .yolo(yolo)
+            output = input
+            known = Yolo.keys
+        default:
+            throw CfgError.unknownSection(here, name: section.name)
+        }
+        guard let output, let count = output.checkedCount, count <= Self.maximumTensorElements, count > 0 else {
+            throw CfgError.shapeMismatch(here, layer: index, detail: "output shape \(output.map(String.init(describing:)) ?? "?") is empty or too large")
+        }
+        // Location of the section itself, refined with the exact line of each key later when needed.
+        var location = here
+        location.key = nil
+        layers.append(Layer(index: index, kind: kind, input: layerInput, output: output, location: location))
+        warnings += Self.unknownKeys(in: section, known: known)
+    }
+
+    static func unknownKeys(in section: CfgSection, known: Set<String>) -> [CfgWarning] {
+        section.options.filter { !known.contains($0.key) }.map {
+            CfgWarning(location: CfgLocation(file: section.file, line: $0.line, section: section.name, key: $0.key),
+                       message: "unknown key '\($0.key)' in [\(section.name)] is ignored")
+        }
+    }
+}

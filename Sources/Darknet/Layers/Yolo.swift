@@ -1,0 +1,60 @@
+import YOLO
+
+/// `[yolo]`: input = output `(mask.count · (5 + classes)) × H × W`. Forward copies the input
+/// and applies the logistic to x, y, objectness and the class scores of every anchor, leaving
+/// w and h raw (darknet's `forward_yolo_layer` at inference). Boxes are decoded by the `YOLO`
+/// module from this output.
+public struct Yolo: Sendable, Hashable {
+    public var head: YOLOHead
+
+    static let keys: Set<String> = [
+        "mask", "anchors", "classes", "num", "jitter", "ignore_thresh", "truth_thresh", "random",
+        "max_delta", "counters_per_class", "label_smooth_eps", "iou_normalizer", "cls_normalizer",
+        "obj_normalizer", "delta_normalizer", "iou_loss", "iou_thresh_kind", "iou_thresh", "focal_loss",
+        "resize", "map", "scale_x_y", "new_coords", "nms_kind", "beta_nms", "objectness_smooth",
+        "embedding_layer", "track_history_size", "sim_thresh", "dets_for_track", "dets_for_show",
+        "track_ciou_norm", "show_details", "uc_normalizer", "beta1",
+    ]
+
+    static func parse(_ section: CfgSection) throws -> Yolo {
+        let classes = try section.int("classes", default: 20)
+        let total = try section.int("num", default: 1)
+        if classes < 1 {
+            throw CfgError.invalidValue(section.location("classes"), value: String(classes), expected: "classes ≥ 1")
+        }
+        if total < 1 {
+            throw CfgError.invalidValue(section.location("num"), value: String(total), expected: "num ≥ 1")
+        }
+        let mask = try section.intList("mask") ?? Array(0..<total)
+        // darknet fills missing anchors with 0.5 (make_yolo_layer) and reads at most num pairs.
+        var anchors = [Float](repeating: 0.5, count: total * 2)
+        if let listed = try section.floatList("anchors") {
+            for (i, value) in listed.prefix(total * 2).enumerated() { anchors[i] = value }
+        }
+        for index in mask where index < 0 || index >= total {
+            throw CfgError.invalidValue(section.location("mask"), value: section.string("mask", default: ""),
+                                        expected: "anchor indices in 0...\(total - 1) (num=\(total))")
+        }
+        if try section.float("scale_x_y", default: 1) != 1 {
+            throw CfgError.unsupported(section.location("scale_x_y"), what: "scale_x_y ≠ 1")
+        }
+        if try section.int("new_coords", default: 0) != 0 {
+            throw CfgError.unsupported(section.location("new_coords"), what: "new_coords=1")
+        }
+        return Yolo(head: YOLOHead(anchors: anchors, mask: mask, classes: classes))
+    }
+
+    /// Channels the input must have: `mask.count · (classes + 5)`.
+    public var expectedChannels: Int { head.mask.count * (head.classes + 5) }
+
+    func forward(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, shape: TensorShape) {
+        let plane = shape.height * shape.width
+        output.update(from: input, count: shape.count)
+        let entries = head.classes + 5
+        for n in 0..<head.mask.count {
+            let base = output + n * entries * plane
+            Activation.logistic.apply(base, count: 2 * plane)
+            Activation.logistic.apply(base + 4 * plane, count: (1 + head.classes) * plane)
+        }
+    }
+}

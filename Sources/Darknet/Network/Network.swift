@@ -1,0 +1,111 @@
+/// A model with its weights and activation buffers: runs batch-1 forward passes.
+///
+/// Not thread-safe: one `Network` runs one forward at a time (it owns its buffers). Use one
+/// per thread.
+public final class Network {
+    public let model: ModelDescription
+    /// Folded parameters of each convolutional layer (nil for other layers).
+    let parameters: [ConvolutionWeights?]
+    let plan: MemoryPlan
+    private let buffers: [UnsafeMutablePointer<Float>]
+    private let workspace: UnsafeMutablePointer<Float>
+    private let workspaceCount: Int
+
+    /// Largest activation memory a network may allocate (raise it for huge inputs).
+    nonisolated(unsafe) public static var maximumActivationBytes = 8 << 30
+
+    /// The output of one layer, copied out of the network's buffers.
+    public struct LayerOutput: Sendable {
+        public var layer: Int
+        public var shape: TensorShape
+        public var values: [Float]
+    }
+
+    public init(model: ModelDescription, weights: [Int: ConvolutionWeights]) throws {
+        self.model = model
+        self.parameters = model.layers.map { weights[$0.index] }
+        self.plan = MemoryPlan(layers: model.layers)
+        var workspaceCount = 0
+        for layer in model.layers {
+            if case .convolutional(let conv) = layer.kind {
+                workspaceCount = max(workspaceCount, conv.workspaceCount(input: layer.input, output: layer.output))
+            }
+        }
+        let bytes = (plan.totalFloats + workspaceCount) * MemoryLayout<Float>.stride
+        if bytes > Self.maximumActivationBytes {
+            throw NetworkError.tooMuchMemory(bytesNeeded: bytes, limit: Self.maximumActivationBytes)
+        }
+        self.workspaceCount = workspaceCount
+        self.workspace = .allocate(capacity: max(workspaceCount, 1))
+        self.buffers = plan.bufferSizes.map { size in
+            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: max(size, 1))
+            buffer.initialize(repeating: 0, count: max(size, 1))
+            return buffer
+        }
+        workspace.initialize(repeating: 0, count: max(workspaceCount, 1))
+    }
+
+    /// Loads a cfg and its weights. `width`/`height` override `[net]`'s input size.
+    public convenience init(cfg: String, weights: String, width: Int? = nil, height: Int? = nil) throws {
+        let model = try ModelDescription(contentsOf: cfg, width: width, height: height)
+        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model))
+    }
+
+    deinit {
+        for buffer in buffers { buffer.deallocate() }
+        workspace.deallocate()
+    }
+
+    /// Runs the network on `input` (`channels × height × width` of `[net]`, CHW) and returns the
+    /// outputs of the `[yolo]` layers (or of the last layer when there are none).
+    /// `observer` sees every layer's output right after it is computed (tests and profilers).
+    @discardableResult
+    public func forward(_ input: [Float], observer: ((Layer, UnsafeBufferPointer<Float>) -> Void)? = nil) throws -> [LayerOutput] {
+        guard input.count == model.inputShape.count else {
+            throw NetworkError.inputSize(expected: model.inputShape, actualCount: input.count)
+        }
+        input.withUnsafeBufferPointer { inputBuffer in
+            for layer in model.layers {
+                run(layer, networkInput: inputBuffer.baseAddress!)
+                observer?(layer, UnsafeBufferPointer(start: buffers[plan.bufferOfLayer[layer.index]], count: layer.output.count))
+            }
+        }
+        return outputLayers.map { index in
+            let layer = model.layers[index]
+            let buffer = UnsafeBufferPointer(start: buffers[plan.bufferOfLayer[index]], count: layer.output.count)
+            return LayerOutput(layer: index, shape: layer.output, values: Array(buffer))
+        }
+    }
+
+    /// Indices of the layers `forward` returns: every `[yolo]`, else the last layer.
+    public var outputLayers: [Int] {
+        let yolo = model.layers.filter { if case .yolo = $0.kind { return true } else { return false } }.map(\.index)
+        return yolo.isEmpty ? [model.layers.count - 1] : yolo
+    }
+
+    /// Floats held by activation buffers and the im2col workspace.
+    public var activationFloats: Int { plan.totalFloats + workspaceCount }
+
+    private func output(of index: Int) -> UnsafeMutablePointer<Float> { buffers[plan.bufferOfLayer[index]] }
+
+    private func run(_ layer: Layer, networkInput: UnsafePointer<Float>) {
+        let out = output(of: layer.index)
+        let previous: UnsafePointer<Float> = layer.index == 0 ? networkInput : UnsafePointer(output(of: layer.index - 1))
+        switch layer.kind {
+        case .convolutional(let conv):
+            guard let weights = parameters[layer.index] else { preconditionFailure("convolution \(layer.index) has no weights") }
+            conv.forward(input: previous, inputShape: layer.input, output: out, outputShape: layer.output,
+                         weights: weights, workspace: workspace)
+        case .maxpool(let pool):
+            pool.forward(input: previous, inputShape: layer.input, output: out, outputShape: layer.output)
+        case .upsample(let upsample):
+            upsample.forward(input: previous, inputShape: layer.input, output: out)
+        case .route(let route):
+            route.forward(sources: route.sources.map { (UnsafePointer(output(of: $0)), model.layers[$0].output.count) }, output: out)
+        case .shortcut(let shortcut):
+            shortcut.forward(input: previous, source: UnsafePointer(output(of: shortcut.source)), output: out, count: layer.output.count)
+        case .yolo(let yolo):
+            yolo.forward(input: previous, output: out, shape: layer.output)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// Reads a darknet `.weights` file for a `ModelDescription`.
+///
+/// Layout (darknet's `load_weights_upto`): int32 major, minor, revision; then `seen` as
+/// uint64 when `major·10 + minor ≥ 2` (and both < 1000) else uint32; then, per
+/// `[convolutional]` in cfg order, float32 biases, (if batch_normalize) scales, rolling
+/// mean, rolling variance, then the weights. The size must match the cfg exactly.
+public enum WeightsReader {
+    public struct Header: Sendable, Equatable {
+        public var major: Int32
+        public var minor: Int32
+        public var revision: Int32
+        public var seen: UInt64
+        /// Bytes the header takes (16 or 20).
+        public var size: Int
+    }
+
+    /// What one convolution reads from the file, in order.
+    struct Part {
+        var name: String
+        var count: Int
+    }
+
+    static func parts(of conv: Convolutional, input: TensorShape) -> [Part] {
+        let n = conv.filters
+        var parts = [Part(name: "biases", count: n)]
+        if conv.batchNormalize {
+            parts += [Part(name: "scales", count: n), Part(name: "rolling mean", count: n),
+                      Part(name: "rolling variance", count: n)]
+        }
+        parts.append(Part(name: "weights", count: n * conv.fanIn(inputChannels: input.channels)))
+        return parts
+    }
+
+    /// Bytes of parameters the model needs after the header.
+    public static func parameterBytes(for model: ModelDescription) -> Int {
+        var total = 0
+        for layer in model.layers {
+            guard case .convolutional(let conv) = layer.kind else { continue }
+            total += parts(of: conv, input: layer.input).reduce(0) { $0 + $1.count } * 4
+        }
+        return total
+    }
+
+    public static func readHeader(_ bytes: UnsafeRawBufferPointer, file: String) throws -> Header {
+        guard bytes.count >= 16 else { throw WeightsError.truncatedHeader(file: file, bytes: bytes.count, needed: 16) }
+        let major = bytes.loadUnaligned(fromByteOffset: 0, as: Int32.self).littleEndian
+        let minor = bytes.loadUnaligned(fromByteOffset: 4, as: Int32.self).littleEndian
+        let revision = bytes.loadUnaligned(fromByteOffset: 8, as: Int32.self).littleEndian
+        let wideSeen = (Int(major) * 10 + Int(minor)) >= 2 && major < 1000 && minor < 1000
+        if wideSeen {
+            guard bytes.count >= 20 else { throw WeightsError.truncatedHeader(file: file, bytes: bytes.count, needed: 20) }
+            let seen = bytes.loadUnaligned(fromByteOffset: 12, as: UInt64.self).littleEndian
+            return Header(major: major, minor: minor, revision: revision, seen: seen, size: 20)
+        }
+        let seen = bytes.loadUnaligned(fromByteOffset: 12, as: UInt32.self).littleEndian
+        return Header(major: major, minor: minor, revision: revision, seen: UInt64(seen), size: 16)
+    }
+
+    public static func read(contentsOf path: String, for model: ModelDescription) throws -> [Int: ConvolutionWeights] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
+        } catch {
+            throw WeightsError.unreadable(file: path, reason: (error as NSError).localizedDescription)
+        }
+        return try data.withUnsafeBytes { try read($0, file: path, for: model) }
+    }
+
+    /// Parses the bytes of a weights file: conv layer index → folded parameters.
+    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, for model: ModelDescription) throws -> [Int: ConvolutionWeights] {
+        try rejectNonWeights(bytes, file: file)
+        let header = try readHeader(bytes, file: file)
+        let expected = header.size + parameterBytes(for: model)
+        var offset = header.size
+        var result: [Int: ConvolutionWeights] = [:]
+        for layer in model.layers {
+            guard case .convolutional(let conv) = layer.kind else { continue }
+            var arrays: [[Float]] = []
+            for part in parts(of: conv, input: layer.input) {
+                let byteCount = part.count * 4
+                guard offset + byteCount <= bytes.count else {
+                    throw WeightsError.tooShort(file: file, layer: layer.index, part: part.name, offset: offset,
+                                                expectedSize: expected, actualSize: bytes.count)
+                }
+                var values = [Float](repeating: 0, count: part.count)
+                values.withUnsafeMutableBytes { target in
+                    target.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + byteCount)]))
+                }
+                if let bad = values.firstIndex(where: { !$0.isFinite }) {
+                    throw WeightsError.nonFinite(file: file, layer: layer.index, part: part.name, offset: offset + bad * 4)
+                }
+                arrays.append(values)
+                offset += byteCount
+            }
+            if conv.batchNormalize {
+                result[layer.index] = .folding(weights: arrays[4], biases: arrays[0], scales: arrays[1],
+                                               rollingMean: arrays[2], rollingVariance: arrays[3])
+            } else {
+                result[layer.index] = ConvolutionWeights(weights: arrays[1], biases: arrays[0])
+            }
+        }
+        if bytes.count != expected {
+            throw WeightsError.tooLong(file: file, expectedSize: expected, actualSize: bytes.count)
+        }
+        return result
+    }
+
+    /// Recognises what people save as `.weights` by mistake.
+    static func rejectNonWeights(_ bytes: UnsafeRawBufferPointer, file: String) throws {
+        if bytes.isEmpty { throw WeightsError.empty(file: file) }
+        let prefix = String(decoding: bytes.prefix(512), as: UTF8.self)
+        let trimmed = prefix.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\u{FEFF}" }
+        if trimmed.hasPrefix("version https://git-lfs") { throw WeightsError.gitLFSPointer(file: file) }
+        let lower = trimmed.lowercased()
+        if lower.hasPrefix("<!doctype html") || lower.hasPrefix("<html") || lower.hasPrefix("<?xml") || lower.hasPrefix("<head") {
+            throw WeightsError.htmlPage(file: file)
+        }
+        // A weights header starts with small int32 versions: their high bytes are zero.
+        // A text file has printable characters there.
+        if bytes.count >= 12 {
+            let printable = bytes.prefix(12).allSatisfy { ($0 >= 0x20 && $0 < 0x7f) || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }
+            if printable { throw WeightsError.textFile(file: file) }
+        }
+    }
+}

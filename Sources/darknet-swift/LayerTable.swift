@@ -1,0 +1,34 @@
+import Darknet
+import Foundation
+
+/// darknet's layer table (`make_*_layer`'s fprintf lines) plus the total BFLOPs.
+enum LayerTable {
+    static func render(_ model: ModelDescription) -> String {
+        var text = "layer     filters    size              input                output\n"
+        for layer in model.layers {
+            text += String(format: "%5d ", layer.index) + row(layer) + "\n"
+        }
+        text += String(format: "Total BFLOPs: %.3f (sum of the rows; exact %.3f)\n", model.roundedBflops, model.totalBflops)
+        return text
+    }
+
+    static func row(_ layer: Layer) -> String {
+        let i = layer.input, o = layer.output
+        let shapes = String(format: "%4d x%4d x%4d   ->  %4d x%4d x%4d", i.width, i.height, i.channels, o.width, o.height, o.channels)
+        switch layer.kind {
+        case .convolutional(let conv):
+            return String(format: "conv  %5d %2d x%2d /%2d  ", conv.filters, conv.size, conv.size, conv.stride)
+                + shapes + String(format: "  %5.3f BFLOPs", layer.bflops)
+        case .maxpool(let pool):
+            return String(format: "max          %d x %d / %d  ", pool.size, pool.size, pool.stride) + shapes
+        case .upsample(let upsample):
+            return String(format: "upsample           %2dx  ", upsample.stride) + shapes
+        case .route(let route):
+            return "route " + route.sources.map { " \($0)" }.joined()
+        case .shortcut(let shortcut):
+            return String(format: "res  %3d                ", shortcut.source) + shapes
+        case .yolo:
+            return "yolo"
+        }
+    }
+}

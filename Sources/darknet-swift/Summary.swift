@@ -1,0 +1,25 @@
+import ArgumentParser
+import Darknet
+
+struct Summary: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the layer table of a cfg: types, filters, size/stride, shapes and BFLOPs, as darknet does."
+    )
+
+    @Argument(help: "Darknet .cfg file.")
+    var cfg: String
+
+    @Option(help: "Network input width and height (overrides [net]).")
+    var size: Int?
+
+    func run() throws {
+        let model: ModelDescription
+        do {
+            model = try ModelDescription(contentsOf: cfg, width: size, height: size)
+        } catch {
+            throw fail(error)
+        }
+        for warning in model.warnings { warn(warning.description) }
+        print(LayerTable.render(model), terminator: "")
+    }
+}

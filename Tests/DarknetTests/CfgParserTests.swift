@@ -1,0 +1,61 @@
+@testable import Darknet
+import XCTest
+
+final class CfgParserTests: XCTestCase {
+    func testSectionsOptionsCommentsAndLines() throws {
+        let text = "# comment\n[net]\n width = 416 \n;another\n\nheight=320\r\nchannels=3\r\n[convolutional]\nfilters=16\nsize=3"
+        let sections = try CfgParser.parse(text: text, file: "a.cfg")
+        XCTAssertEqual(sections.map(\.name), ["net", "convolutional"])
+        XCTAssertEqual(sections[0].line, 2)
+        XCTAssertEqual(sections[0].option("width")?.value, "416")
+        XCTAssertEqual(sections[0].option("width")?.line, 3)
+        XCTAssertEqual(sections[0].option("height")?.value, "320", "CRLF line ends are accepted")
+        XCTAssertEqual(sections[1].option("size")?.value, "3", "a missing final newline is accepted")
+        XCTAssertEqual(sections[1].option("size")?.line, 10)
+    }
+
+    func testSectionNamesAreCaseInsensitiveAndNetworkIsNet() throws {
+        let model = try ModelDescription(text: "[Network]\nwidth=32\nheight=32\nchannels=3\n[CONVOLUTIONAL]\nfilters=4\n")
+        XCTAssertEqual(model.layers.count, 1)
+        XCTAssertEqual(model.layers[0].typeName, "convolutional")
+    }
+
+    func testMalformedLineNamesFileAndLine() {
+        XCTAssertThrowsError(try CfgParser.parse(text: "[net]\nwidth 416\n", file: "bad.cfg")) { error in
+            XCTAssertEqual(error as? CfgError, .malformedLine(CfgLocation(file: "bad.cfg", line: 2), text: "width 416"))
+            XCTAssertTrue(String(describing: error).contains("bad.cfg:2"))
+        }
+        XCTAssertThrowsError(try CfgParser.parse(text: "[net\n", file: "bad.cfg"))
+        XCTAssertThrowsError(try CfgParser.parse(text: "=3\n", file: "bad.cfg"))
+    }
+
+    func testOptionBeforeSection() {
+        XCTAssertThrowsError(try CfgParser.parse(text: "width=3\n[net]\n", file: "x.cfg")) { error in
+            XCTAssertEqual(error as? CfgError, .optionOutsideSection(CfgLocation(file: "x.cfg", line: 1)))
+        }
+    }
+
+    func testUnreadableAndTooLarge() {
+        XCTAssertThrowsError(try CfgParser.parse(contentsOf: "/nonexistent/x.cfg")) { error in
+            guard case .unreadable(let file, _)? = error as? CfgError else { return XCTFail("\(error)") }
+            XCTAssertEqual(file, "/nonexistent/x.cfg")
+        }
+        let huge = String(repeating: "#", count: CfgParser.maximumFileSize + 1)
+        XCTAssertThrowsError(try CfgParser.parse(text: huge, file: "big.cfg")) { error in
+            guard case .tooLarge(let file, _, _)? = error as? CfgError else { return XCTFail("\(error)") }
+            XCTAssertEqual(file, "big.cfg")
+        }
+    }
+
+    func testTypedReads() throws {
+        let section = try CfgParser.parse(text: "[yolo]\nmask=0, 1,2\nanchors=10,14,  23,27\nclasses=8x\nnum=1.0\n", file: "y.cfg")[0]
+        XCTAssertEqual(try section.intList("mask"), [0, 1, 2])
+        XCTAssertEqual(try section.floatList("anchors"), [10, 14, 23, 27])
+        XCTAssertEqual(try section.int("num", default: 0), 1, "darknet's atoi accepts an integral float")
+        XCTAssertEqual(try section.int("absent", default: 7), 7)
+        XCTAssertThrowsError(try section.int("classes", default: 0)) { error in
+            XCTAssertEqual(error as? CfgError, .badNumber(CfgLocation(file: "y.cfg", line: 4, section: "yolo", key: "classes"),
+                                                         value: "8x", expected: "an integer"))
+        }
+    }
+}

@@ -1,0 +1,74 @@
+@testable import Darknet
+import XCTest
+
+/// The fast path (im2col + OpenBLAS GEMM, pointwise skip) against the naive reference.
+final class ConvolutionalTests: XCTestCase {
+    struct Case {
+        var channels, height, width, filters, size, stride, pad, groups: Int
+    }
+
+    static let cases: [Case] = [
+        Case(channels: 3, height: 7, width: 5, filters: 4, size: 1, stride: 1, pad: 0, groups: 1),   // pointwise: no im2col
+        Case(channels: 3, height: 9, width: 11, filters: 5, size: 3, stride: 1, pad: 1, groups: 1),
+        Case(channels: 4, height: 9, width: 7, filters: 6, size: 3, stride: 2, pad: 1, groups: 1),   // stride 2, odd sizes
+        Case(channels: 2, height: 1, width: 1, filters: 3, size: 1, stride: 1, pad: 0, groups: 1),   // 1×1 image
+        Case(channels: 6, height: 8, width: 8, filters: 4, size: 3, stride: 1, pad: 1, groups: 2),   // groups
+        Case(channels: 4, height: 5, width: 6, filters: 4, size: 3, stride: 1, pad: 1, groups: 4),   // depthwise
+        Case(channels: 3, height: 10, width: 10, filters: 2, size: 5, stride: 3, pad: 0, groups: 1), // no padding, stride 3
+        Case(channels: 2, height: 6, width: 4, filters: 3, size: 2, stride: 2, pad: 0, groups: 1),   // even kernel
+        Case(channels: 2, height: 3, width: 3, filters: 3, size: 5, stride: 1, pad: 2, groups: 1),   // kernel larger than image
+        Case(channels: 3, height: 6, width: 6, filters: 4, size: 1, stride: 2, pad: 0, groups: 1),   // 1×1 stride 2: im2col path
+    ]
+
+    func testFastMatchesReference() throws {
+        var generator = SplitMix64(state: 42)
+        for c in Self.cases {
+            let conv = Convolutional(filters: c.filters, size: c.size, stride: c.stride, padding: c.pad, groups: c.groups,
+                                     batchNormalize: false, activation: .linear)
+            let inputShape = TensorShape(channels: c.channels, height: c.height, width: c.width)
+            let outputShape = try XCTUnwrap(conv.outputShape(input: inputShape))
+            let input = (0..<inputShape.count).map { _ in generator.uniform(-1, 1) }
+            let weights = (0..<(c.filters * c.channels / c.groups * c.size * c.size)).map { _ in generator.uniform(-1, 1) }
+            let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
+            var output = [Float](repeating: .nan, count: outputShape.count)
+            var workspace = [Float](repeating: .nan, count: max(1, conv.workspaceCount(input: inputShape, output: outputShape)))
+            input.withUnsafeBufferPointer { i in
+                output.withUnsafeMutableBufferPointer { o in
+                    workspace.withUnsafeMutableBufferPointer { w in
+                        conv.forward(input: i.baseAddress!, inputShape: inputShape, output: o.baseAddress!, outputShape: outputShape,
+                                     weights: ConvolutionWeights(weights: weights, biases: biases), workspace: w.baseAddress!)
+                    }
+                }
+            }
+            let reference = ReferenceConvolution.forward(input: input, channels: c.channels, height: c.height, width: c.width,
+                                                         weights: weights, filters: c.filters, size: c.size, stride: c.stride,
+                                                         pad: c.pad, groups: c.groups)
+            let plane = outputShape.height * outputShape.width
+            for i in 0..<output.count {
+                XCTAssertEqual(output[i], reference[i] + biases[i / plane], accuracy: 1e-4, "\(c) at \(i)")
+            }
+        }
+    }
+
+    func testShapeInferenceFollowsDarknet() {
+        let conv = Convolutional(filters: 8, size: 3, stride: 2, padding: 1, groups: 1, batchNormalize: true, activation: .leaky)
+        XCTAssertEqual(conv.outputShape(input: TensorShape(channels: 3, height: 416, width: 416)), TensorShape(channels: 8, height: 208, width: 208))
+        XCTAssertEqual(conv.outputShape(input: TensorShape(channels: 3, height: 13, width: 13)), TensorShape(channels: 8, height: 7, width: 7))
+        XCTAssertNil(Convolutional(filters: 1, size: 5, stride: 1, padding: 0, groups: 1, batchNormalize: false, activation: .linear)
+            .outputShape(input: TensorShape(channels: 1, height: 3, width: 3)))
+    }
+
+    func testPadOneMeansHalfTheKernel() throws {
+        let model = try ModelDescription(text: "[net]\nwidth=10\nheight=10\nchannels=1\n[convolutional]\nsize=5\npad=1\npadding=7\nfilters=2\n")
+        guard case .convolutional(let conv) = model.layers[0].kind else { return XCTFail() }
+        XCTAssertEqual(conv.padding, 2, "darknet: if (pad) padding = size/2")
+        XCTAssertEqual(conv.activation, .logistic, "darknet's default activation")
+    }
+
+    func testBflopsOfAYolov3Layer() {
+        // darknet prints 0.299 BFLOPs for yolov3's layer 0 at 416: 2·32·3·9·416·416 / 1e9.
+        let conv = Convolutional(filters: 32, size: 3, stride: 1, padding: 1, groups: 1, batchNormalize: true, activation: .leaky)
+        let input = TensorShape(channels: 3, height: 416, width: 416)
+        XCTAssertEqual(conv.bflops(input: input, output: conv.outputShape(input: input)!), 0.299, accuracy: 0.0005)
+    }
+}

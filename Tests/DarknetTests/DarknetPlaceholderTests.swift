@@ -1,5 +1,0 @@
-import XCTest
-
-final class DarknetPlaceholderTests: XCTestCase {
-    func testBuilds() { XCTAssertTrue(true) }
-}

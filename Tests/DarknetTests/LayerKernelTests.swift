@@ -1,0 +1,142 @@
+@testable import Darknet
+import XCTest
+
+/// Runs one small network on a given input with given conv parameters and returns every layer's output.
+func runLayers(_ cfg: String, input: [Float], weights: [Int: ConvolutionWeights] = [:]) throws -> [[Float]] {
+    let model = try ModelDescription(text: cfg)
+    let network = try Network(model: model, weights: weights)
+    var outputs: [[Float]] = []
+    try network.forward(input) { _, values in outputs.append(Array(values)) }
+    return outputs
+}
+
+final class MaxpoolTests: XCTestCase {
+    func testDarknetPaddingSemantics() throws {
+        // 1×3×3 input; size 2 stride 1 padding 1 (default size-1): output stays 3×3, the
+        // window starts at -padding/2 = 0, and the missing bottom-right cells count as −∞.
+        let out = try runLayers("[net]\nwidth=3\nheight=3\nchannels=1\n[maxpool]\nsize=2\nstride=1\n",
+                                input: [1, -5, 2,
+                                        -3, -4, -6,
+                                        0, -1, -2])
+        XCTAssertEqual(out[0], [1, 2, 2,
+                                0, -1, -2,
+                                0, -1, -2])
+    }
+
+    func testStrideTwoOddInput() throws {
+        // 5×5 with size 2 stride 2: darknet's (5 + 1 - 2)/2 + 1 = 3.
+        let input = (0..<25).map(Float.init)
+        let model = try ModelDescription(text: "[net]\nwidth=5\nheight=5\nchannels=1\n[maxpool]\nsize=2\nstride=2\n")
+        XCTAssertEqual(model.layers[0].output, TensorShape(channels: 1, height: 3, width: 3))
+        let out = try runLayers("[net]\nwidth=5\nheight=5\nchannels=1\n[maxpool]\nsize=2\nstride=2\n", input: input)
+        XCTAssertEqual(out[0], [6, 8, 9, 16, 18, 19, 21, 23, 24])
+    }
+
+    func testSppSizes() throws {
+        for size in [5, 9, 13] {
+            let model = try ModelDescription(text: "[net]\nwidth=13\nheight=13\nchannels=2\n[maxpool]\nsize=\(size)\nstride=1\n")
+            XCTAssertEqual(model.layers[0].output, TensorShape(channels: 2, height: 13, width: 13))
+        }
+    }
+}
+
+final class UpsampleTests: XCTestCase {
+    func testNearestAndScale() throws {
+        let out = try runLayers("[net]\nwidth=2\nheight=1\nchannels=2\n[upsample]\nstride=2\nscale=0.5\n", input: [1, 2, 3, 4])
+        XCTAssertEqual(out[0], [0.5, 0.5, 1, 1,
+                                0.5, 0.5, 1, 1,
+                                1.5, 1.5, 2, 2,
+                                1.5, 1.5, 2, 2])
+    }
+
+    func testStrideThree() throws {
+        let model = try ModelDescription(text: "[net]\nwidth=3\nheight=2\nchannels=1\n[upsample]\nstride=3\n")
+        XCTAssertEqual(model.layers[0].output, TensorShape(channels: 1, height: 6, width: 9))
+        let out = try runLayers("[net]\nwidth=3\nheight=2\nchannels=1\n[upsample]\nstride=3\n", input: [1, 2, 3, 4, 5, 6])
+        XCTAssertEqual(Array(out[0][0..<9]), [1, 1, 1, 2, 2, 2, 3, 3, 3])
+        XCTAssertEqual(Array(out[0][45..<54]), [4, 4, 4, 5, 5, 5, 6, 6, 6])
+    }
+}
+
+final class RouteTests: XCTestCase {
+    func testConcatAndIndices() throws {
+        let cfg = "[net]\nwidth=2\nheight=2\nchannels=1\n[upsample]\nstride=1\nscale=2\n[upsample]\nstride=1\nscale=3\n[route]\nlayers=-1,0\n[route]\nlayers=1\n"
+        let model = try ModelDescription(text: cfg)
+        XCTAssertEqual(model.layers[2].output, TensorShape(channels: 2, height: 2, width: 2))
+        guard case .route(let route) = model.layers[2].kind else { return XCTFail() }
+        XCTAssertEqual(route.sources, [1, 0], "negative indices count back from the route")
+        let out = try runLayers(cfg, input: [1, 2, 3, 4])
+        XCTAssertEqual(out[2], [6, 12, 18, 24, 2, 4, 6, 8])
+        XCTAssertEqual(out[3], [6, 12, 18, 24])
+    }
+}
+
+final class ShortcutTests: XCTestCase {
+    func testAddThenActivation() throws {
+        let cfg = "[net]\nwidth=2\nheight=1\nchannels=1\n[upsample]\nstride=1\nscale=-2\n[upsample]\nstride=1\nscale=1\n[shortcut]\nfrom=-3\nactivation=leaky\n"
+        XCTAssertThrowsError(try ModelDescription(text: cfg), "from=-3 at layer 2 points before layer 0")
+        let ok = cfg.replacingOccurrences(of: "from=-3", with: "from=-2")
+        let out = try runLayers(ok, input: [1, -3])
+        // previous (layer 1) = [-2, 6]; from layer 0 = [-2, 6]; sum = [-4, 12]; leaky → [-0.4, 12]
+        XCTAssertEqual(out[2][0], -0.4, accuracy: 1e-6)
+        XCTAssertEqual(out[2][1], 12)
+    }
+
+    func testAlphaBeta() throws {
+        let cfg = "[net]\nwidth=1\nheight=1\nchannels=1\n[upsample]\nstride=1\nscale=3\n[shortcut]\nfrom=-1\nalpha=0.5\nbeta=2\n"
+        // shortcut's previous = layer 0 = [3]; from -1 = layer 0 as well: 0.5·3 + 2·3
+        XCTAssertEqual(try runLayers(cfg, input: [1])[1], [7.5])
+    }
+
+    func testShapeMismatchIsAnError() {
+        // layer 0: 1×2×2, layer 1: 1×4×4; adding layer 0 to layer 1 is a shape mismatch.
+        let cfg = "[net]\nwidth=4\nheight=4\nchannels=1\n[maxpool]\nsize=2\nstride=2\n[upsample]\nstride=2\n[shortcut]\nfrom=-2\n"
+        XCTAssertThrowsError(try ModelDescription(text: cfg)) { error in
+            guard case .shapeMismatch(let location, 2, _)? = error as? CfgError else { return XCTFail("\(error)") }
+            XCTAssertEqual(location.key, "from")
+        }
+    }
+}
+
+final class YoloTests: XCTestCase {
+    func testLogisticOnXYObjectnessAndClassesOnly() throws {
+        // 1 anchor, 1 class: 6 channels of 1×1.
+        let cfg = "[net]\nwidth=1\nheight=1\nchannels=6\n[yolo]\nmask=0\nanchors=10,14\nclasses=1\nnum=1\n"
+        let input: [Float] = [0, 2, -1, 0.5, -3, 4]
+        let out = try runLayers(cfg, input: input)[0]
+        func logistic(_ x: Float) -> Float { Float(1 / (1 + exp(-Double(x)))) }
+        XCTAssertEqual(out, [logistic(0), logistic(2), -1, 0.5, logistic(-3), logistic(4)])
+    }
+
+    func testDefaultsAndAnchors() throws {
+        let model = try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=21\n[yolo]\nnum=3\nclasses=2\nanchors=1,2,3\n")
+        guard case .yolo(let yolo) = model.layers[0].kind else { return XCTFail() }
+        XCTAssertEqual(yolo.head.mask, [0, 1, 2], "without mask darknet uses every anchor")
+        XCTAssertEqual(yolo.head.anchors, [1, 2, 3, 0.5, 0.5, 0.5], "missing anchors stay at darknet's 0.5")
+    }
+}
+
+final class ActivationTests: XCTestCase {
+    func testDarknetFormulas() {
+        XCTAssertEqual(Activation.leaky.value(-2), Float(0.1 * -2.0))
+        XCTAssertEqual(Activation.leaky.value(3), 3)
+        XCTAssertEqual(Activation.relu.value(-1), 0)
+        XCTAssertEqual(Activation.logistic.value(0), 0.5)
+        XCTAssertEqual(Activation.linear.value(-7), -7)
+        XCTAssertEqual(Activation.ramp.value(2), 2.2, accuracy: 1e-6)
+        XCTAssertEqual(Activation.plse.value(-5), -0.01, accuracy: 1e-7)
+        XCTAssertEqual(Activation.hardtan.value(3), 1)
+        XCTAssertEqual(Activation.tanh.value(400), 1, "no NaN for large inputs")
+        XCTAssertEqual(Activation.stair.value(3.5), 1.5, accuracy: 1e-6, "odd floor: (x − n) + floor(x/2)")
+        XCTAssertEqual(Activation.stair.value(4.5), 2, accuracy: 1e-6, "even floor: floor(x/2)")
+    }
+
+    func testApplyEqualsScalarFormula() {
+        let values: [Float] = [-3, -0.5, 0, 0.25, 2, 9]
+        for activation in Activation.allCases {
+            var copy = values
+            copy.withUnsafeMutableBufferPointer { activation.apply($0.baseAddress!, count: $0.count) }
+            XCTAssertEqual(copy, values.map(activation.value), "\(activation)")
+        }
+    }
+}

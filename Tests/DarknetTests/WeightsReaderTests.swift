@@ -1,0 +1,180 @@
+@testable import Darknet
+import XCTest
+
+final class WeightsReaderTests: XCTestCase {
+    /// conv0: 2 filters 3×3 over 1 channel with batch norm; conv1: 1 filter 1×1 without.
+    static let cfg = "[net]\nwidth=4\nheight=4\nchannels=1\n[convolutional]\nfilters=2\nsize=3\npad=1\nbatch_normalize=1\nactivation=linear\n[convolutional]\nfilters=1\nsize=1\nactivation=linear\n"
+
+    var model: ModelDescription { get throws { try ModelDescription(text: Self.cfg) } }
+
+    /// Header (+ parameters) as little-endian bytes.
+    func file(major: Int32 = 0, minor: Int32 = 2, revision: Int32 = 0, wideSeen: Bool = true, floats: [Float]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for v in [major, minor, revision] { withUnsafeBytes(of: v.littleEndian) { bytes += $0 } }
+        if wideSeen { withUnsafeBytes(of: UInt64(12345).littleEndian) { bytes += $0 } } else { withUnsafeBytes(of: UInt32(7).littleEndian) { bytes += $0 } }
+        for f in floats { withUnsafeBytes(of: f.bitPattern.littleEndian) { bytes += $0 } }
+        return bytes
+    }
+
+    /// 2 biases + 2 scales + 2 means + 2 variances + 18 weights, then 1 bias + 2 weights.
+    static let parameterCount = 2 + 2 + 2 + 2 + 18 + 1 + 2
+
+    func read(_ bytes: [UInt8], name: String = "m.weights") throws -> [Int: ConvolutionWeights] {
+        let model = try self.model
+        return try bytes.withUnsafeBytes { try WeightsReader.read($0, file: name, for: model) }
+    }
+
+    func testExactSizeLoadsAndFoldsBatchNorm() throws {
+        var floats = [Float](repeating: 0, count: Self.parameterCount)
+        floats[0] = 0.5; floats[1] = -1          // biases
+        floats[2] = 2; floats[3] = 1             // scales
+        floats[4] = 1; floats[5] = 0             // rolling mean
+        floats[6] = 4; floats[7] = 1             // rolling variance
+        for i in 0..<18 { floats[8 + i] = Float(i) }
+        floats[26] = 0.25                        // conv1 bias
+        floats[27] = 3; floats[28] = -3          // conv1 weights
+        let weights = try read(file(floats: floats))
+        let f0 = 2 / (2 + Double(Float(0.000001)))    // scale / (sqrt(var) + .000001)
+        XCTAssertEqual(weights[0]!.biases[0], Float(0.5 - 1 * f0), accuracy: 1e-6)
+        XCTAssertEqual(weights[0]!.weights[4], Float(4 * f0), accuracy: 1e-6)
+        XCTAssertEqual(weights[0]!.biases[1], -1)
+        XCTAssertEqual(weights[1]!.biases, [0.25])
+        XCTAssertEqual(weights[1]!.weights, [3, -3])
+    }
+
+    func testFoldingMatchesDarknetsInferenceArithmetic() {
+        // darknet: scale·(x − mean)/(sqrt(var) + .000001) + bias on the conv sum x.
+        let x: Float = 1.75, w: Float = 0.5, input: Float = 3.5
+        let folded = ConvolutionWeights.folding(weights: [w], biases: [0.3], scales: [1.7], rollingMean: [0.2], rollingVariance: [0.81])
+        let darknet = Float(1.7) * Float((Double(w * input) - 0.2) / (Double(Float(0.81)).squareRoot() + Double(Float(0.000001)))) + 0.3
+        XCTAssertEqual(folded.weights[0] * input + folded.biases[0], darknet, accuracy: 1e-5)
+        _ = x
+    }
+
+    func testNarrowSeenHeader() throws {
+        // major*10+minor < 2: seen is 4 bytes.
+        let weights = try read(file(major: 0, minor: 1, wideSeen: false, floats: [Float](repeating: 1, count: Self.parameterCount)))
+        XCTAssertEqual(weights.count, 2)
+        XCTAssertEqual(try [UInt8](file(major: 0, minor: 1, wideSeen: false, floats: [])).withUnsafeBytes {
+            try WeightsReader.readHeader($0, file: "h").size
+        }, 16)
+    }
+
+    func testShortFileNamesLayerPartAndOffset() throws {
+        let full = file(floats: [Float](repeating: 1, count: Self.parameterCount))
+        // Cut inside conv1's weights: header 20 + conv0 (26 floats) + bias (1) = 128 bytes; conv1 weights start at 128.
+        let cut = Array(full.prefix(130))
+        XCTAssertThrowsError(try read(cut)) { error in
+            XCTAssertEqual(error as? WeightsError, .tooShort(file: "m.weights", layer: 1, part: "weights", offset: 128,
+                                                             expectedSize: 136, actualSize: 130))
+            XCTAssertTrue(String(describing: error).contains("layer 1"))
+            XCTAssertTrue(String(describing: error).contains("136"))
+        }
+        // Cut inside conv0's rolling variance (starts at 20 + 6·4 = 44).
+        XCTAssertThrowsError(try read(Array(full.prefix(46)))) { error in
+            XCTAssertEqual(error as? WeightsError, .tooShort(file: "m.weights", layer: 0, part: "rolling variance", offset: 44,
+                                                             expectedSize: 136, actualSize: 46))
+        }
+    }
+
+    func testLongFileIsAnError() {
+        let long = file(floats: [Float](repeating: 1, count: Self.parameterCount + 3))
+        XCTAssertThrowsError(try read(long)) { error in
+            XCTAssertEqual(error as? WeightsError, .tooLong(file: "m.weights", expectedSize: 136, actualSize: 148))
+        }
+    }
+
+    func testTruncatedHeader() {
+        XCTAssertThrowsError(try read([0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, 2])) { error in
+            XCTAssertEqual(error as? WeightsError, .truncatedHeader(file: "m.weights", bytes: 14, needed: 16))
+        }
+        XCTAssertThrowsError(try read(Array(file(floats: []).prefix(17)))) { error in
+            XCTAssertEqual(error as? WeightsError, .truncatedHeader(file: "m.weights", bytes: 17, needed: 20))
+        }
+        XCTAssertThrowsError(try read([])) { XCTAssertEqual($0 as? WeightsError, .empty(file: "m.weights")) }
+    }
+
+    func testHTMLPageAndLFSPointerAreRecognised() {
+        let html = Array("<!DOCTYPE html>\n<html><body>404 Not Found</body></html>".utf8)
+        XCTAssertThrowsError(try read(html)) { XCTAssertEqual($0 as? WeightsError, .htmlPage(file: "m.weights")) }
+        let lfs = Array("version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 248007048\n".utf8)
+        XCTAssertThrowsError(try read(lfs)) { error in
+            XCTAssertEqual(error as? WeightsError, .gitLFSPointer(file: "m.weights"))
+            XCTAssertTrue(String(describing: error).contains("LFS"))
+        }
+        XCTAssertThrowsError(try read(Array("[net]\nwidth=416\nheight=416\n".utf8))) {
+            XCTAssertEqual($0 as? WeightsError, .textFile(file: "m.weights"))
+        }
+    }
+
+    func testNonFiniteValueIsReportedWithItsOffset() {
+        var floats = [Float](repeating: 1, count: Self.parameterCount)
+        floats[10] = .nan   // conv0 weights start at float 8: byte 20 + 8·4 = 52; index 2 → byte 60
+        XCTAssertThrowsError(try read(file(floats: floats))) { error in
+            XCTAssertEqual(error as? WeightsError, .nonFinite(file: "m.weights", layer: 0, part: "weights", offset: 60))
+        }
+    }
+
+    func testUnreadableFile() throws {
+        XCTAssertThrowsError(try WeightsReader.read(contentsOf: "/nonexistent/y.weights", for: try model)) { error in
+            guard case .unreadable(let file, _)? = error as? WeightsError else { return XCTFail("\(error)") }
+            XCTAssertEqual(file, "/nonexistent/y.weights")
+        }
+    }
+
+    func testRealTinyWeightsSizeMatchesTheCfg() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"))
+        let path = try TestData.path("yolov3-tiny.weights")
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+        XCTAssertEqual(size, 20 + WeightsReader.parameterBytes(for: model))
+        let weights = try WeightsReader.read(contentsOf: path, for: model)
+        XCTAssertEqual(weights.count, 13)
+    }
+}
+
+final class SyntheticWeightsTests: XCTestCase {
+    func testDeterministicAndLoadable() throws {
+        let model = try ModelDescription(text: WeightsReaderTests.cfg)
+        let a = SyntheticWeights.bytes(for: model, seed: 1)
+        XCTAssertEqual(a, SyntheticWeights.bytes(for: model, seed: 1))
+        XCTAssertNotEqual(a, SyntheticWeights.bytes(for: model, seed: 2))
+        XCTAssertEqual(a.count, 20 + WeightsReader.parameterBytes(for: model))
+        XCTAssertNoThrow(try a.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) })
+    }
+
+    func testSplitMix64KnownValues() {
+        // Reference values of SplitMix64 seeded with 0 (Vigna's splitmix64.c).
+        var generator = SplitMix64(state: 0)
+        XCTAssertEqual(generator.next(), 0xE220_A839_7B1D_CDAF)
+        XCTAssertEqual(generator.next(), 0x6E78_9E6A_A1B9_65F4)
+    }
+
+    func testFNV1a() {
+        XCTAssertEqual(SyntheticWeights.fnv1a64([]), 0xcbf2_9ce4_8422_2325)
+        XCTAssertEqual(SyntheticWeights.fnv1a64(Array("a".utf8)), 0xaf63_dc4c_8601_ec8c)
+    }
+}
+
+final class MemoryPlanTests: XCTestCase {
+    func testBuffersAreReusedButLiveOutputsAreNot() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
+        let plan = MemoryPlan(layers: model.layers)
+        // Every layer that reads another must not share its buffer with what it reads, nor
+        // may any output still needed later be overwritten before its last reader runs.
+        var lastUse = Array(0..<model.layers.count)
+        for layer in model.layers {
+            if layer.readsPrevious && layer.index > 0 { lastUse[layer.index - 1] = max(lastUse[layer.index - 1], layer.index) }
+            for r in layer.references { lastUse[r] = max(lastUse[r], layer.index) }
+        }
+        for layer in model.layers {
+            if case .yolo = layer.kind { lastUse[layer.index] = model.layers.count }
+        }
+        for a in model.layers.indices {
+            for b in (a + 1)..<model.layers.count where plan.bufferOfLayer[a] == plan.bufferOfLayer[b] {
+                XCTAssertLessThan(lastUse[a], b, "layer \(b) overwrites layer \(a)'s output before layer \(lastUse[a]) reads it")
+            }
+        }
+        let naive = model.layers.reduce(0) { $0 + $1.output.count }
+        XCTAssertLessThan(plan.totalFloats, naive / 3, "the plan should reuse most buffers")
+    }
+}
