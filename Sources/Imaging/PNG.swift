@@ -6,9 +6,8 @@ import CPNG
 /// to their high byte (`png_set_strip_16`), no gamma correction. See `preparePNG` for the chunk
 /// filtering that makes the simplified API do exactly that.
 ///
-/// One known divergence: 16-bit RGBA with alpha < 65535. The simplified API only returns 16-bit
-/// RGBA premultiplied by alpha; we divide it back out, which recovers the high byte except
-/// where alpha is very small (and gives 0 where alpha is 0, OpenCV keeps the colour).
+/// 16-bit RGBA is first decoded completely by the simplified API (premultiplied, used only to
+/// validate the stream) and then re-read with the classic API (see `decodeRGBA16Classic`).
 func decodePNG(_ bytes: [UInt8], name: String) throws -> RGB8 {
     let png = try preparePNG(bytes, name: name)
     let sixteen = png.bitDepth == 16 && !png.relabelledGrayAlpha16
@@ -74,15 +73,11 @@ func decodePNG(_ bytes: [UInt8], name: String) throws -> RGB8 {
         for i in 0..<n { let g = UInt8(samples16[i] >> 8); rgb[3 * i] = g; rgb[3 * i + 1] = g; rgb[3 * i + 2] = g }
     case (3, true):
         for i in 0..<(3 * n) { rgb[i] = UInt8(samples16[i] >> 8) }
-    default: // (4, true): premultiplied linear RGBA16
-        for i in 0..<n {
-            let a = UInt32(samples16[4 * i + 3])
-            for j in 0..<3 {
-                let p = UInt32(samples16[4 * i + j])
-                let v = a == 65535 ? p : a == 0 ? 0 : min(65535, (p * 65535 + a / 2) / a)
-                rgb[3 * i + j] = UInt8(v >> 8)
-            }
+    default: // (4, true): the stream decoded without error; now read it the way OpenCV does.
+        guard let classic = decodeRGBA16Classic(png) else {
+            throw ImageError.corruptPNG(name: name, message: "libpng: cannot create a reader")
         }
+        rgb = classic
     }
     let orientation = png.exif.map { exifOrientation(tiff: $0[...]) } ?? 1
     return RGB8(width: png.width, height: png.height, bytes: rgb, orientation: orientation)

@@ -8,6 +8,7 @@
 ///   so PNG unfiltering is byte-identical): the "R" byte is then the high byte of the gray
 ///   sample, which is exactly what `png_set_strip_16` keeps.
 struct PNGPrepared {
+    /// Size, bit depth and colour type as libpng will see them (after relabelling).
     var width: Int
     var height: Int
     var bitDepth: UInt8
@@ -53,7 +54,7 @@ func preparePNG(_ bytes: [UInt8], name: String) throws -> PNGPrepared {
                 let crc = crc32(chunk[4..<(8 + 13)])
                 for i in 0..<4 { chunk[8 + 13 + i] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * UInt32(i))) }
             }
-            header = (w, h, depth, colorType)
+            header = relabel ? (w, h, 8, 6) : (w, h, depth, colorType)
             out += chunk
         } else if type == "eXIf" {
             if exif == nil { exif = Array(bytes[(offset + 8)..<(offset + 8 + length)]) }

@@ -9,7 +9,8 @@ Commands
   decode FILE OUT.f32                  load_image_color(FILE, 0, 0) -> raw little-endian float32 CHW
   letterbox FILE W H OUT.f32           letterbox_image(load_image_color(FILE), W, H)
   resize FILE W H OUT.f32              resize_image(load_image_color(FILE), W, H)
-  photo-stats PHOTO...                 compact JSON statistics of decode + letterbox 416x416 (stdout)
+  photo-stats PHOTO...                 compact JSON statistics of decode + letterbox 416x416 (stdout):
+                                       size, sum, CRC-32 of the float32 bytes, 64 sampled values
   fixtures DIR                         write the ImagingTests fixtures (PNG/JPEG inputs made here,
                                        darknet's outputs for them, manifest.json)
 
@@ -49,6 +50,13 @@ def lib():
         l.save_image_options.restype = None
         l.make_image.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
         l.make_image.restype = IMAGE
+        l.get_color.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
+        l.get_color.restype = ctypes.c_float
+        l.draw_box_width.argtypes = [IMAGE, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                     ctypes.c_float, ctypes.c_float, ctypes.c_float]
+        l.draw_box_width.restype = None
+        l.fill_image.argtypes = [IMAGE, ctypes.c_float]
+        l.fill_image.restype = None
         l.free_image.argtypes = [IMAGE]
         l.free_image.restype = None
         _lib = l
@@ -225,6 +233,27 @@ def make_jpeg(png_path, out_base, quality):
     return out_base + ".jpg"
 
 
+def turbojpeg_encode(rows, w, h, pixel_format, subsampling, quality):
+    tj = ctypes.CDLL("libturbojpeg.so.0")
+    tj.tjInitCompress.restype = ctypes.c_void_p
+    tj.tjCompress2.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                               ctypes.c_int, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_ulong),
+                               ctypes.c_int, ctypes.c_int, ctypes.c_int]
+    tj.tjFree.argtypes = [ctypes.c_void_p]
+    tj.tjDestroy.argtypes = [ctypes.c_void_p]
+    handle = tj.tjInitCompress()
+    out = ctypes.c_void_p()
+    size = ctypes.c_ulong(0)
+    rc = tj.tjCompress2(handle, b"".join(rows), w, 0, h, pixel_format, ctypes.byref(out), ctypes.byref(size),
+                        subsampling, quality, 0)
+    if rc != 0:
+        sys.exit("tjCompress2 failed")
+    data = ctypes.string_at(out, size.value)
+    tj.tjFree(out)
+    tj.tjDestroy(handle)
+    return data
+
+
 def fixtures(d):
     os.makedirs(d, exist_ok=True)
     manifest = {"decode": {}, "resize": [], "letterbox": []}
@@ -236,9 +265,14 @@ def fixtures(d):
     make_jpeg(os.path.join(d, "rgb8.png"), os.path.join(d, "pattern_q95"), 95)
     with open(os.path.join(d, "pattern_q80.jpg"), "rb") as f:
         jpg = f.read()
-    for o in (3, 6, 8):
+    for o in range(2, 9):
         with open(os.path.join(d, "pattern_q80_exif%d.jpg" % o), "wb") as f:
             f.write(jpeg_with_exif(jpg, o))
+    # Grayscale and CMYK (Adobe YCCK) JPEGs, encoded with libturbojpeg from the same pattern.
+    with open(os.path.join(d, "gray_q90.jpg"), "wb") as f:
+        f.write(turbojpeg_encode(pattern_rows(37, 23, 1), 37, 23, 6, 3, 90))      # TJPF_GRAY, TJSAMP_GRAY
+    with open(os.path.join(d, "cmyk_q90.jpg"), "wb") as f:
+        f.write(turbojpeg_encode(pattern_rows(37, 23, 4), 37, 23, 11, 0, 90))     # TJPF_CMYK, TJSAMP_444
     inputs = sorted(n for n in os.listdir(d) if n.endswith(".png") or n.endswith(".jpg"))
     for name in inputs:
         im = load(os.path.join(d, name))
@@ -264,6 +298,23 @@ def fixtures(d):
         manifest["letterbox"].append(dict(write_f32(r, os.path.join(d, out)), input=src, file=out))
         lib().free_image(r)
         lib().free_image(im)
+    # draw_box_width on a 0.5-filled 23x17 canvas, boxes partly outside the image.
+    canvas = lib().make_image(23, 17, 3)
+    lib().fill_image(canvas, 0.5)
+    boxes = [[2, 3, 10, 12, 2, 1.0, 0.0, 0.25], [-5, -4, 6, 5, 3, 0.0, 1.0, 0.0],
+             [15, 10, 40, 30, 1, 0.2, 0.4, 0.6], [18, 1, 16, 8, 2, 0.9, 0.8, 0.7]]
+    for b in boxes:
+        lib().draw_box_width(canvas, *b)
+    manifest["draw_boxes"] = dict(write_f32(canvas, os.path.join(d, "draw_boxes.f32")), file="draw_boxes.f32",
+                                  fill=0.5, boxes=boxes)
+    lib().free_image(canvas)
+    # draw_detections' class colours: offset = class*123457 % classes; r,g,b = get_color(2|1|0, offset, classes).
+    colors = {}
+    for classes in (1, 20, 80, 9418):
+        ids = list(range(classes)) if classes <= 80 else [0, 1, 2, 17, 4095, 9417]
+        colors[str(classes)] = {str(i): [lib().get_color(c, i * 123457 % classes, classes) for c in (2, 1, 0)]
+                                for i in ids}
+    manifest["class_colors"] = colors
     with open(os.path.join(d, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")
@@ -284,9 +335,10 @@ def photo_stats(paths):
         # The 8-bit bytes hash makes any single-pixel difference visible.
         q = bytes(int(round(v * 255)) for v in vals)
         entry["crc32_u8"] = zlib.crc32(q) & 0xFFFFFFFF
+        entry["crc32_f32"] = zlib.crc32(image_bytes(im)) & 0xFFFFFFFF
         lb = lib().letterbox_image(im, 416, 416)
         lvals = floats(lb)
-        entry["letterbox416"] = {"sum": sum(lvals),
+        entry["letterbox416"] = {"sum": sum(lvals), "crc32_f32": zlib.crc32(image_bytes(lb)) & 0xFFFFFFFF,
                                  "sample": {str(i): lvals[i] for i in sample_indices(len(lvals))}}
         lib().free_image(lb)
         lib().free_image(im)
