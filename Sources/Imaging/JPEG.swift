@@ -21,6 +21,10 @@ func decodeJPEG(_ bytes: [UInt8], name: String) throws -> RGB8 {
     }
     if header != 0 { throw failure() }
     let w = Int(width), h = Int(height)
+    // With no frame header before the data runs out, libjpeg-turbo "succeeds" with a 0x0 size.
+    if w <= 0 || h <= 0 {
+        throw ImageError.corruptJPEG(name: name, message: "no frame header found (truncated, or not a JPEG image)")
+    }
     try checkDimensions(width: w, height: h, name: name)
     let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
     let components = cmyk ? 4 : 3
@@ -46,7 +50,7 @@ func cmykToRGB(_ cmyk: [UInt8]) -> [UInt8] {
         let k = Int(cmyk[4 * i + 3])
         for j in 0..<3 {
             let c = Int(cmyk[4 * i + j])
-            rgb[3 * i + j] = UInt8(truncatingIfNeeded: k - ((255 - c) * k >> 8))
+            rgb[3 * i + j] = UInt8(truncatingIfNeeded: k - (((255 - c) * k) >> 8))  // Swift's >> binds tighter than *
         }
     }
     return rgb
