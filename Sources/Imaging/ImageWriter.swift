@@ -1,0 +1,64 @@
+import Foundation
+
+extension Image {
+    /// Writes the image as PNG (`.png`) or JPEG (`.jpg`, `.jpeg`, case-insensitive; 4:2:0,
+    /// `jpegQuality` 1...100). Samples are clamped to [0, 1] and converted like darknet's
+    /// `save_image_options`: `(unsigned char)(255 * v)` (truncation; this round-trips every
+    /// `byte / 255` exactly). 1-channel images are written as grayscale, 3-channel as RGB;
+    /// other channel counts throw `unencodable`.
+    ///
+    /// The file is written under a temporary name in the same folder and then renamed over
+    /// `path`, so readers never see a half-written image.
+    public func write(to path: String, jpegQuality: Int = 90) throws {
+        let ext = (path as NSString).pathExtension.lowercased()
+        guard ext == "png" || ext == "jpg" || ext == "jpeg" else {
+            throw ImageError.unsupportedExtension(path: path)
+        }
+        guard channels == 1 || channels == 3 else {
+            throw ImageError.unencodable(path: path, reason: "\(channels) channels (only 1 or 3 can be written)")
+        }
+        guard width > 0, height > 0 else {
+            throw ImageError.unencodable(path: path, reason: "empty image \(width)x\(height)")
+        }
+        let pixels = interleavedBytes()
+        let encoded = ext == "png"
+            ? try encodePNG(pixels, width: width, height: height, channels: channels, path: path)
+            : try encodeJPEG(pixels, width: width, height: height, channels: channels, quality: jpegQuality, path: path)
+        try writeAtomically(encoded, to: path)
+    }
+
+    /// HWC bytes `(unsigned char)(255 * clamp(v, 0, 1))`.
+    func interleavedBytes() -> [UInt8] {
+        let plane = width * height, nc = channels
+        var out = [UInt8](repeating: 0, count: plane * nc)
+        data.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for k in 0..<nc {
+                    for i in 0..<plane {
+                        let v = src[k * plane + i]
+                        let clamped: Float = v.isNaN ? 0 : min(max(v, 0), 1)
+                        dst[i * nc + k] = UInt8(255 * clamped)
+                    }
+                }
+            }
+        }
+        return out
+    }
+}
+
+/// Writes `bytes` to a temporary file next to `path`, then renames it onto `path`.
+func writeAtomically(_ bytes: [UInt8], to path: String) throws {
+    let url = URL(fileURLWithPath: path)
+    let folder = url.deletingLastPathComponent()
+    let temp = folder.appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
+    do {
+        try Data(bytes).write(to: temp)
+    } catch {
+        throw ImageError.writeFailed(path: path, reason: "cannot create \(temp.path): \(error.localizedDescription)")
+    }
+    if rename(temp.path, path) != 0 {
+        let reason = String(cString: strerror(errno))
+        try? FileManager.default.removeItem(at: temp)
+        throw ImageError.writeFailed(path: path, reason: "cannot rename temporary file into place: \(reason)")
+    }
+}

@@ -1,1 +1,0 @@
-// Placeholder until image I/O lands.

@@ -1,5 +1,0 @@
-import XCTest
-
-final class ImagingPlaceholderTests: XCTestCase {
-    func testBuilds() { XCTAssertTrue(true) }
-}

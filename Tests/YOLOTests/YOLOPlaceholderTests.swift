@@ -1,5 +1,0 @@
-import XCTest
-
-final class YOLOPlaceholderTests: XCTestCase {
-    func testBuilds() { XCTAssertTrue(true) }
-}
