@@ -47,6 +47,6 @@ let package = Package(
         .testTarget(name: "YOLOTests", dependencies: ["YOLO"]),
         .testTarget(name: "DarknetTests", dependencies: ["Darknet", "YOLO", "Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CLITests", dependencies: ["darknet-swift"]),
+        .testTarget(name: "CLITests", dependencies: ["darknet-swift"], exclude: ["Fixtures"]),
     ]
 )

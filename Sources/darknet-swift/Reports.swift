@@ -1,0 +1,90 @@
+import Foundation
+import Imaging
+import YOLO
+
+/// darknet's printout: `dog: 56%`, one line per (box, class), here followed by the pixel box.
+enum TextReport {
+    static func render(path: String, image: Image, detections: [Detection], names: [String], seconds: Double) -> String {
+        var text = String(format: "%@: Predicted in %f seconds.\n", path, seconds)
+        for detection in detections {
+            let box = detection.pixelBox(imageWidth: image.width, imageHeight: image.height)
+            let percent = String(format: "%.0f%%", detection.confidence * 100)
+            text += "\(name(detection.classId, names)): \(percent)\tleft=\(box.left) top=\(box.top) right=\(box.right) bottom=\(box.bottom)\n"
+        }
+        return text
+    }
+
+    static func name(_ classId: Int, _ names: [String]) -> String {
+        classId < names.count ? names[classId] : String(classId)
+    }
+}
+
+/// One JSON object per image (JSON Lines when several images are given), keys in the
+/// documented order: image, width, height, detections[classId, name, confidence, box, normalized].
+enum JSONReport {
+    static func render(path: String, image: Image, detections: [Detection], names: [String]) -> String {
+        let entries = detections.map { d -> String in
+            let box = d.pixelBox(imageWidth: image.width, imageHeight: image.height)
+            return "{\"classId\":\(d.classId),\"name\":\(quoted(TextReport.name(d.classId, names))),"
+                + "\"confidence\":\(number(d.confidence)),"
+                + "\"box\":{\"left\":\(box.left),\"top\":\(box.top),\"right\":\(box.right),\"bottom\":\(box.bottom)},"
+                + "\"normalized\":{\"x\":\(number(d.box.x)),\"y\":\(number(d.box.y)),"
+                + "\"width\":\(number(d.box.width)),\"height\":\(number(d.box.height))}}"
+        }
+        return "{\"image\":\(quoted(path)),\"width\":\(image.width),\"height\":\(image.height),"
+            + "\"detections\":[\(entries.joined(separator: ","))]}"
+    }
+
+    /// Shortest decimal that reads back as the same Float; non-finite values become null.
+    static func number(_ value: Float) -> String {
+        value.isFinite ? "\(value)" : "null"
+    }
+
+    /// A JSON string literal (RFC 8259 escaping; file names may hold quotes, controls, any Unicode).
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let s where s.value < 0x20:
+                out += "\\u" + String(repeating: "0", count: 4 - String(s.value, radix: 16).count) + String(s.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Draws boxes and labels as darknet's `draw_detections`: one box per detection whose best
+/// class passes, line width `image.height · 0.006`, colour from the class (`get_color`).
+enum Annotator {
+    static func draw(_ detections: [Detection], on image: inout Image, names: [String], classes: Int) {
+        let lineWidth = max(1, Int(Double(image.height) * 0.006))
+        // darknet draws one box per detection with every class above the threshold in its
+        // label ("car, truck"); (box, class) entries of one box share the same coordinates.
+        var groups: [(box: PixelBox, entries: [Detection])] = []
+        for detection in detections {
+            let box = detection.pixelBox(imageWidth: image.width, imageHeight: image.height)
+            if let index = groups.firstIndex(where: { $0.entries[0].box == detection.box }) {
+                groups[index].entries.append(detection)
+            } else {
+                groups.append((box, [detection]))
+            }
+        }
+        for group in groups {
+            let first = group.entries.min { $0.classId < $1.classId }!
+            let color = darknetClassColor(classId: first.classId, classes: max(classes, 1))
+            let box = group.box
+            image.drawBox(left: box.left, top: box.top, right: box.right, bottom: box.bottom, lineWidth: lineWidth,
+                          red: color.red, green: color.green, blue: color.blue)
+            let label = group.entries.sorted { $0.classId < $1.classId }
+                .map { TextReport.name($0.classId, names) + String(format: " %.0f%%", $0.confidence * 100) }
+                .joined(separator: ", ")
+            image.drawLabel(label, left: box.left, top: box.top, red: color.red, green: color.green, blue: color.blue)
+        }
+    }
+}

@@ -1,5 +1,0 @@
-import XCTest
-
-final class CLIPlaceholderTests: XCTestCase {
-    func testBuilds() { XCTAssertTrue(true) }
-}

@@ -1,0 +1,72 @@
+import Foundation
+import XCTest
+
+/// Runs the real `darknet-swift` binary built beside the test bundle.
+struct CLIResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+enum CLI {
+    static var binary: URL {
+        #if os(macOS)
+        let folder = Bundle.allBundles.first { $0.bundlePath.hasSuffix(".xctest") }!.bundleURL.deletingLastPathComponent()
+        #else
+        let folder = Bundle.main.bundleURL
+        #endif
+        return folder.appendingPathComponent("darknet-swift")
+    }
+
+    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> CLIResult {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["COLUMNS"] = "100"
+        for (key, value) in environment ?? [:] { env[key] = value }
+        process.environment = env
+        // Files rather than pipes: a chatty child can never block on a full pipe.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("darknet-swift-cli-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outURL = folder.appendingPathComponent("stdout"), errURL = folder.appendingPathComponent("stderr")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        let outData = try Data(contentsOf: outURL), errData = try Data(contentsOf: errURL)
+        return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// Fetched data (see Tests/DarknetTests/TestData.swift): `$DARKNET_SWIFT_DATA` or `<package>/weights`.
+    static func data(_ relative: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let root: URL
+        if let path = ProcessInfo.processInfo.environment["DARKNET_SWIFT_DATA"], !path.isEmpty {
+            root = URL(fileURLWithPath: path)
+        } else {
+            root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("weights")
+        }
+        let url = root.appendingPathComponent(relative)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            XCTFail("\(url.path) is missing: run tools/fetch", file: file, line: line)
+            throw XCTSkip("missing \(relative)")
+        }
+        return url.path
+    }
+
+    static func temporaryFolder(_ testCase: XCTestCase) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("darknet-swift-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        testCase.addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
+        return folder
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import XCTest
+
+final class SummaryCommandTests: XCTestCase {
+    func testYolov3At416() throws {
+        let result = try CLI.run(["summary", try CLI.data("cfg/yolov3.cfg"), "--size", "416"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.first, "layer     filters    size              input                output")
+        XCTAssertTrue(lines.contains("    0 conv     32  3 x 3 / 1   416 x 416 x   3   ->   416 x 416 x  32  0.299 BFLOPs"))
+        XCTAssertTrue(lines.contains("   36 res   33                  52 x  52 x 256   ->    52 x  52 x 256"))
+        XCTAssertTrue(lines.contains("   86 route  85 61"), result.stdout)
+        XCTAssertTrue(lines.contains("  106 yolo"))
+        XCTAssertEqual(lines.last, "Total BFLOPs: 65.862 (sum of the rows; exact 65.864)")
+    }
+
+    func testTiny() throws {
+        let result = try CLI.run(["summary", try CLI.data("cfg/yolov3-tiny.cfg")])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("   11 max          2 x 2 / 1    13 x  13 x 512   ->    13 x  13 x 512"))
+        XCTAssertTrue(result.stdout.contains("   19 upsample            2x    13 x  13 x 128   ->    26 x  26 x 128"))
+        XCTAssertTrue(result.stdout.hasSuffix("Total BFLOPs: 5.567 (sum of the rows; exact 5.565)\n"))
+    }
+
+    func testBadCfgIsOneLineWithFileAndLine() throws {
+        let folder = try CLI.temporaryFolder(self)
+        let cfg = folder.appendingPathComponent("bad.cfg")
+        try "[net]\nwidth=32\nheight=32\nchannels=3\n[convolutional]\nfilters=x\n".write(to: cfg, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["summary", cfg.path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stderr, "darknet-swift: error: \(cfg.path):6 [convolutional] 'filters': 'x' is not an integer\n")
+        XCTAssertEqual(result.stdout, "")
+    }
+
+    func testMissingCfg() throws {
+        let result = try CLI.run(["summary", "/nonexistent/model.cfg"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.hasPrefix("darknet-swift: error: /nonexistent/model.cfg: cannot read cfg"), result.stderr)
+        XCTAssertEqual(result.stderr.split(separator: "\n").count, 1)
+    }
+}

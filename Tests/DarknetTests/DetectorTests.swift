@@ -1,0 +1,75 @@
+import Darknet
+import Foundation
+import Imaging
+import XCTest
+import YOLO
+
+/// darknet's detections, written by `tools/oracle/darknet-oracle.c detect` (Fixtures/README.md).
+struct DetectionGolden: Decodable {
+    struct Entry: Decodable {
+        var classId: Int
+        var name: String
+        var prob: Double
+        var box: [Double]
+        var left: Int
+        var top: Int
+        var right: Int
+        var bottom: Int
+    }
+
+    var imageWidth: Int
+    var imageHeight: Int
+    var detections: [Entry]
+}
+
+final class DetectorTests: XCTestCase {
+    /// yolov3-tiny with the real weights on dog.jpg at darknet's defaults: exactly darknet's
+    /// five detections (dog 56%, truck 55%, car 52% on the truck's box, car 62%, bicycle 59%),
+    /// probabilities within 0.5 points, pixel boxes within 1 px.
+    func testTinyOnDogMatchesDarknet() throws {
+        let golden = try JSONDecoder().decode(DetectionGolden.self,
+                                              from: Data(contentsOf: try TestData.fixture("yolov3-tiny-dog.json")))
+        let detector = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"))
+        let image = try Image(contentsOf: try TestData.path("data/dog.jpg"))
+        XCTAssertEqual([image.width, image.height], [golden.imageWidth, golden.imageHeight])
+        var ours = try detector.detect(in: image)
+        XCTAssertEqual(ours.count, golden.detections.count)
+        XCTAssertEqual(golden.detections.map { "\($0.name) \(Int(($0.prob * 100).rounded()))%" }.sorted(),
+                       ["bicycle 59%", "car 52%", "car 62%", "dog 56%", "truck 55%"], "the fixture is darknet's known answer")
+        for expected in golden.detections {
+            // The same class with the nearest box.
+            guard let index = ours.indices.filter({ ours[$0].classId == expected.classId }).min(by: {
+                abs(Double(ours[$0].box.x) - expected.box[0]) < abs(Double(ours[$1].box.x) - expected.box[0])
+            }) else {
+                XCTFail("no \(expected.name) found"); continue
+            }
+            let detection = ours.remove(at: index)
+            XCTAssertEqual(Double(detection.confidence), expected.prob, accuracy: 0.005, expected.name)
+            let box = detection.pixelBox(imageWidth: image.width, imageHeight: image.height)
+            for (a, b) in zip([box.left, box.top, box.right, box.bottom], [expected.left, expected.top, expected.right, expected.bottom]) {
+                XCTAssertLessThanOrEqual(abs(a - b), 1, "\(expected.name) box \(box) vs darknet \([expected.left, expected.top, expected.right, expected.bottom])")
+            }
+            for (a, b) in zip([detection.box.x, detection.box.y, detection.box.width, detection.box.height], expected.box) {
+                XCTAssertEqual(Double(a), b, accuracy: 1e-3)
+            }
+        }
+        XCTAssertEqual(ours.count, 0, "extra detections: \(ours)")
+    }
+
+    func testStretchAndAgnosticOptions() throws {
+        let image = try Image(contentsOf: try TestData.path("data/dog.jpg"))
+        var options = DetectorOptions()
+        options.nmsMode = .agnostic
+        let agnostic = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"), options: options)
+        let boxes = try agnostic.detect(in: image)
+        // Class-agnostic NMS keeps one class per box: the truck/car pair collapses to its best class.
+        XCTAssertEqual(Set(boxes.map(\.box)).count, boxes.count)
+        XCTAssertFalse(boxes.contains { $0.classId == 2 && boxes.contains { $0.classId == 7 && $0.box == boxes.first { $0.classId == 2 }!.box } })
+
+        options = DetectorOptions(width: 320, height: 320, mapping: .stretch)
+        let stretch = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"), options: options)
+        XCTAssertEqual(stretch.network.model.net.width, 320)
+        XCTAssertEqual(stretch.prepare(image).width, 320)
+        XCTAssertEqual(stretch.prepare(image).height, 320)
+    }
+}
