@@ -85,6 +85,14 @@ func planarImage(from rgb: RGB8) -> Image {
     rgb.bytes.withUnsafeBufferPointer { src in
         byteToUnit.withUnsafeBufferPointer { lut in
             out.withUnsafeMutableBufferPointer { dst in
+                if orientation < 2 || orientation > 8 {   // no rotation: straight de-interleave
+                    for i in 0..<plane {
+                        dst[i] = lut[Int(src[3 * i])]
+                        dst[plane + i] = lut[Int(src[3 * i + 1])]
+                        dst[2 * plane + i] = lut[Int(src[3 * i + 2])]
+                    }
+                    return
+                }
                 for y in 0..<h {
                     for x in 0..<w {
                         // Source pixel (sx, sy) that lands on output (x, y).

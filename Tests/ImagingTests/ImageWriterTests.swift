@@ -1,0 +1,61 @@
+import XCTest
+@testable import Imaging
+
+final class ImageWriterTests: XCTestCase {
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("imaging-write-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    func testUnknownExtension() {
+        let path = dir.appendingPathComponent("out.bmp").path
+        XCTAssertThrowsError(try Image(width: 2, height: 2, channels: 3, fill: 0).write(to: path)) { error in
+            XCTAssertEqual(error as? ImageError, .unsupportedExtension(path: path))
+            XCTAssertTrue("\(error)".contains("out.bmp"))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+    }
+
+    func testChannelCountAndEmptyImageRejected() {
+        let path = dir.appendingPathComponent("x.png").path
+        XCTAssertThrowsError(try Image(width: 2, height: 2, channels: 4, fill: 0).write(to: path)) { error in
+            guard case ImageError.unencodable(path, _) = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertThrowsError(try Image(width: 0, height: 2, channels: 3, fill: 0).write(to: path))
+    }
+
+    func testMissingFolderIsWriteFailure() {
+        let path = dir.appendingPathComponent("no/such/folder/x.jpg").path
+        XCTAssertThrowsError(try Image(width: 2, height: 2, channels: 3, fill: 0).write(to: path)) { error in
+            guard case ImageError.writeFailed(path, _) = error else { return XCTFail("\(error)") }
+        }
+    }
+
+    /// darknet's save_image: (unsigned char)(255 * v), values clamped first here.
+    func testByteConversionTruncatesLikeDarknetAndClamps() {
+        let image = Image(width: 6, height: 1, channels: 1, data: [0.999, 1.5, -0.2, .nan, 0.5, Float(7) / 255])
+        XCTAssertEqual(image.interleavedBytes(), [254, 255, 0, 0, 127, 7])
+    }
+
+    func testGrayPNGRoundTripReplicatesOnRead() throws {
+        let gray = Image(width: 3, height: 2, channels: 1, data: [0, 0.2, 0.4, 0.6, 0.8, 1].map { Float(UInt8($0 * 255)) / 255 })
+        let path = dir.appendingPathComponent("g.png").path
+        try gray.write(to: path)
+        let back = try Image(contentsOf: path)
+        XCTAssertEqual(back.channels, 3)
+        for c in 0..<3 { XCTAssertEqual(Array(back.data[(c * 6)..<(c * 6 + 6)]), gray.data) }
+    }
+
+    func testOverwritesExistingFileAndLeavesNoTemporaries() throws {
+        let path = dir.appendingPathComponent("same.png").path
+        try Image(width: 2, height: 2, channels: 3, fill: 0).write(to: path)
+        try Image(width: 3, height: 1, channels: 3, fill: 1).write(to: path)
+        let back = try Image(contentsOf: path)
+        XCTAssertEqual(back, Image(width: 3, height: 1, channels: 3, fill: 1))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["same.png"])
+    }
+}
