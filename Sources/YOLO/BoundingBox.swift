@@ -26,13 +26,18 @@ public struct BoundingBox: Hashable, Sendable, Codable {
     /// `y + height/2`.
     public var bottom: Float { y + height / 2 }
 
-    /// Intersection over union, darknet's `box_iou` (box.c) in the same Float arithmetic.
-    /// Where darknet would return NaN (both boxes of zero area, or NaN inputs) this returns 0;
-    /// non-overlapping boxes give 0.
+    /// Intersection over union, darknet's `box_iou` (box.c) in the same Float arithmetic
+    /// (so identical boxes can give 0.99999964 rather than 1, as in darknet).
+    /// Non-overlapping boxes give 0. Where darknet would return NaN (both boxes of zero area)
+    /// this returns 0, and a box with a NaN field gives 0 too (darknet's min/max ternaries
+    /// would silently use the other box's edge).
     public func iou(_ other: BoundingBox) -> Float {
+        if hasNaN || other.hasNaN { return 0 }
         let value = darknetIoU(self, other)
         return value.isNaN ? 0 : value
     }
+
+    private var hasNaN: Bool { x.isNaN || y.isNaN || width.isNaN || height.isNaN }
 }
 
 /// darknet's `overlap(x1, w1, x2, w2)`: length of the overlap of two 1-D intervals given by

@@ -52,6 +52,10 @@ public struct LetterboxGeometry: Sendable, Hashable {
     /// b.w *= (float)netw/new_w;                                     // float
     /// b.h *= (float)neth/new_h;
     /// ```
+    /// Note: Debian's libdarknet is built with -Ofast, which turns the two Float divisions
+    /// `(float)netw/new_w`, `(float)neth/new_h` into `rcpps` + one Newton step (CPU-dependent
+    /// last bit). This follows the C source (IEEE division), so width and height can differ
+    /// from that binary by a couple of units in the last place; x and y match it exactly.
     public func correct(_ box: BoundingBox) -> BoundingBox {
         let netW = Double(networkWidth), netH = Double(networkHeight)
         let offsetX = Double(networkWidth - scaledWidth) / 2.0 / netW
