@@ -62,9 +62,13 @@ final class DetectorTests: XCTestCase {
         options.nmsMode = .agnostic
         let agnostic = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"), options: options)
         let boxes = try agnostic.detect(in: image)
-        // Class-agnostic NMS keeps one class per box: the truck/car pair collapses to its best class.
-        XCTAssertEqual(Set(boxes.map(\.box)).count, boxes.count)
-        XCTAssertFalse(boxes.contains { $0.classId == 2 && boxes.contains { $0.classId == 7 && $0.box == boxes.first { $0.classId == 2 }!.box } })
+        // Class-agnostic NMS: no two different boxes overlap by more than the IoU threshold,
+        // whatever their classes (per-class NMS keeps the car inside the bigger car box's class pair).
+        let distinct = Array(Set(boxes.map(\.box)))
+        for (i, a) in distinct.enumerated() {
+            for b in distinct[(i + 1)...] { XCTAssertLessThanOrEqual(a.iou(b), 0.45) }
+        }
+        XCTAssertFalse(boxes.isEmpty)
 
         options = DetectorOptions(width: 320, height: 320, mapping: .stretch)
         let stretch = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"), options: options)
