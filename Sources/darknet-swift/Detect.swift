@@ -51,6 +51,9 @@ struct Detect: ParsableCommand {
     @Flag(help: "Overwrite existing output files.")
     var force = false
 
+    @Flag(help: "Treat unknown cfg keys as errors instead of warnings.")
+    var strict = false
+
     func validate() throws {
         guard thresh >= 0, thresh <= 1 else { throw ValidationError("--thresh must be in 0...1, got \(thresh)") }
         guard nms >= 0, nms <= 1 else { throw ValidationError("--nms must be in 0...1, got \(nms)") }
@@ -75,7 +78,7 @@ struct Detect: ParsableCommand {
         var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, width: size, height: size, threads: threads)
         if nms == 0 { options.nmsMode = .none }
         let detector = try Detector(cfg: cfg, weights: weights, options: options)
-        for warning in detector.network.model.warnings { warn(warning.description) }
+        try report(detector.network.model.warnings, strict: strict)
         let classNames = try loadNames(classes: detector.classCount)
         let outputs = try AnnotationOutputs(path: output, images: images, force: force)
         for path in images {

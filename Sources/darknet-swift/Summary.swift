@@ -12,6 +12,9 @@ struct Summary: ParsableCommand {
     @Option(help: "Network input width and height (overrides [net]).")
     var size: Int?
 
+    @Flag(help: "Treat unknown cfg keys as errors instead of warnings.")
+    var strict = false
+
     func run() throws {
         let model: ModelDescription
         do {
@@ -19,7 +22,7 @@ struct Summary: ParsableCommand {
         } catch {
             throw fail(error)
         }
-        for warning in model.warnings { warn(warning.description) }
+        try report(model.warnings, strict: strict)
         print(LayerTable.render(model), terminator: "")
     }
 }

@@ -58,7 +58,7 @@ enum CLI {
         let url = root.appendingPathComponent(relative)
         guard FileManager.default.fileExists(atPath: url.path) else {
             XCTFail("\(url.path) is missing: run tools/fetch", file: file, line: line)
-            throw XCTSkip("missing \(relative)")
+            throw CocoaError(.fileNoSuchFile)
         }
         return url.path
     }

@@ -39,3 +39,18 @@ final class SummaryCommandTests: XCTestCase {
         XCTAssertEqual(result.stderr.split(separator: "\n").count, 1)
     }
 }
+
+extension SummaryCommandTests {
+    func testUnknownKeyIsAWarningOrWithStrictAnError() throws {
+        let folder = try CLI.temporaryFolder(self)
+        let cfg = folder.appendingPathComponent("extra.cfg")
+        try "[net]\nwidth=32\nheight=32\nchannels=3\n[convolutional]\nfilters=4\nsparkle=1\n".write(to: cfg, atomically: true, encoding: .utf8)
+        let lenient = try CLI.run(["summary", cfg.path])
+        XCTAssertEqual(lenient.status, 0)
+        XCTAssertEqual(lenient.stderr, "darknet-swift: \(cfg.path):7 [convolutional] 'sparkle': warning: unknown key 'sparkle' in [convolutional] is ignored\n")
+        let strict = try CLI.run(["summary", cfg.path, "--strict"])
+        XCTAssertEqual(strict.status, 1)
+        XCTAssertTrue(strict.stderr.hasPrefix("darknet-swift: error: \(cfg.path):7"), strict.stderr)
+        XCTAssertEqual(strict.stdout, "")
+    }
+}

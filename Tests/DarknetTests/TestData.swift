@@ -16,16 +16,18 @@ enum TestData {
         let url = root.appendingPathComponent(relative)
         guard FileManager.default.fileExists(atPath: url.path) else {
             XCTFail("\(url.path) is missing: run tools/fetch (or set DARKNET_SWIFT_DATA)", file: file, line: line)
-            throw XCTSkip("missing \(relative)")
+            throw CocoaError(.fileNoSuchFile)
         }
         return url.path
     }
 
     static func cfg(_ name: String) throws -> String { try path("cfg/\(name).cfg") }
 
-    static func fixture(_ name: String) throws -> URL {
+    /// A committed golden in Tests/DarknetTests/Fixtures (its absence is a failure, never a skip).
+    static func fixture(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
         guard let url = Bundle.module.url(forResource: "Fixtures/\(name)", withExtension: nil) else {
-            throw XCTSkip("fixture \(name) missing")
+            XCTFail("fixture \(name) is missing from Tests/DarknetTests/Fixtures (tools/regen-goldens makes it)", file: file, line: line)
+            throw CocoaError(.fileNoSuchFile)
         }
         return url
     }
