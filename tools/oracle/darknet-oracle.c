@@ -117,11 +117,36 @@ static void require_supported(network *net, const char *cfg)
 {
     for (int i = 0; i < net->n; ++i) {
         if (!type_name(net->layers[i].type)) {
-            fprintf(stderr, "darknet-oracle: %s layer %d has type %d, which this oracle "
-                    "does not support (only convolutional, maxpool, upsample, route, "
+            fprintf(stderr, "darknet-oracle: %s layer %d has darknet LAYER_TYPE %d, which this "
+                    "oracle does not support (only convolutional, maxpool, upsample, route, "
                     "shortcut, yolo)\n", cfg, i, (int)net->layers[i].type);
             exit(1);
         }
+    }
+}
+
+/* darknet's loader reads short files silently; refuse weights whose size is
+ * not exactly what the cfg needs (header of 16 or 20 bytes as darknet decides
+ * from major/minor, then biases [+ scales, means, variances] + weights). */
+static void require_matching_weights(network *net, const char *weights)
+{
+    FILE *f = fopen(weights, "rb");
+    if (!f) die("cannot read weights %s", weights);
+    int32_t header[3] = {0, 0, 0};
+    if (fread(header, sizeof(int32_t), 3, f) != 3) die("weights file %s is too short", weights);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    int major = header[0], minor = header[1];
+    long expected = 12 + (((major * 10 + minor) >= 2 && major < 1000 && minor < 1000) ? 8 : 4);
+    for (int i = 0; i < net->n; ++i) {
+        layer *l = &net->layers[i];
+        if (l->type == CONVOLUTIONAL)
+            expected += 4L * (l->n * (l->batch_normalize ? 4 : 1) + (long)l->nweights);
+    }
+    if (size != expected) {
+        fprintf(stderr, "darknet-oracle: %s has %ld bytes but the cfg needs %ld\n", weights, size, expected);
+        exit(1);
     }
 }
 
@@ -286,6 +311,7 @@ static int mode_layers(int argc, char **argv)
 
     network *net = load_net(cfg, weights, w, h);
     require_supported(net, cfg);
+    require_matching_weights(net, weights);
     if (net->w != w || net->h != h || net->c != 3) die("%s", "network input is not WxHx3");
 
     float *input = malloc(sizeof(float) * 3 * w * h);
@@ -364,6 +390,7 @@ static int mode_detect(int argc, char **argv)
 
     /* Same sequence as darknet's test_detector (examples/detector.c). */
     network *net = load_net(cfg, weights, w, h);
+    require_matching_weights(net, weights);
     srand(2222222);
     image im = load_image_color((char *)image_path, 0, 0);
     image sized = letterbox_image(im, net->w, net->h);
