@@ -19,9 +19,18 @@ struct LayerGolden: Decodable {
         var samples: [[Double]]
     }
 
+    /// What `darknet-oracle synth-weights` reported, for goldens made with synthetic weights.
+    struct Synthetic: Decodable {
+        var specVersion: Int
+        var seed: UInt64
+        var bytes: Int
+        var fnv1a64: String
+    }
+
     var layers: [Layer]
-    var seed: UInt64?
-    var weights_fnv1a64: String?
+    var width: Int
+    var height: Int
+    var syntheticWeights: Synthetic?
 
     static func load(_ url: URL) throws -> LayerGolden {
         try JSONDecoder().decode(LayerGolden.self, from: Data(contentsOf: url))
