@@ -83,8 +83,17 @@ public struct Convolutional: Sendable, Hashable {
 
     /// im2col + GEMM per group, then bias and activation: `input` is `C×H×W`, `output` is
     /// `filters × outH × outW`, `weights.weights` is `filters × (C/groups) × size × size`.
+    /// A non-nil `timer` (profiling) gets the time of each phase; nil reads no clock.
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
                  outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>) {
+        var noTimer: PhaseTimer? = nil
+        forward(input: input, inputShape: inputShape, output: output, outputShape: outputShape,
+                weights: weights, workspace: workspace, timer: &noTimer)
+    }
+
+    func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
+                 outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>,
+                 timer: inout PhaseTimer?) {
         let channelsPerGroup = inputShape.channels / groups
         let filtersPerGroup = filters / groups
         let k = fanIn(inputChannels: inputShape.channels)
@@ -100,11 +109,13 @@ public struct Convolutional: Sendable, Hashable {
                     Im2col.unfold(groupInput, channels: channelsPerGroup, height: inputShape.height,
                                   width: inputShape.width, size: size, stride: stride, pad: padding, into: workspace)
                     b = UnsafePointer(workspace)
+                    timer?.lap(\.im2col)
                 }
                 GEMM.multiply(m: filtersPerGroup, n: spatial, k: k,
                               a: w.baseAddress! + group * filtersPerGroup * k, lda: k,
                               b: b, ldb: spatial,
                               c: output + group * filtersPerGroup * spatial, ldc: spatial)
+                timer?.lap(\.gemm)
             }
         }
         weights.biases.withUnsafeBufferPointer { bias in
@@ -115,5 +126,6 @@ public struct Convolutional: Sendable, Hashable {
                 activation.apply(plane, count: spatial)
             }
         }
+        timer?.lap(\.epilogue)
     }
 }

@@ -58,15 +58,35 @@ public final class Network {
 
     /// Runs the network on `input` (`channels × height × width` of `[net]`, CHW) and returns the
     /// outputs of the `[yolo]` layers (or of the last layer when there are none).
-    /// `observer` sees every layer's output right after it is computed (tests and profilers).
+    /// `observer` sees every layer's output right after it is computed (tests). Reads no clock:
+    /// `profile(_:)` is the timed variant.
     @discardableResult
     public func forward(_ input: [Float], observer: ((Layer, UnsafeBufferPointer<Float>) -> Void)? = nil) throws -> [LayerOutput] {
+        var untimed: [LayerTime]? = nil
+        return try pass(input, observer: observer, times: &untimed)
+    }
+
+    /// The forward pass. With `times` nil (what `forward` passes) no clock is read; otherwise
+    /// each layer's time (and its convolution phases) is appended to it (`profile`).
+    func pass(_ input: [Float], observer: ((Layer, UnsafeBufferPointer<Float>) -> Void)?,
+              times: inout [LayerTime]?) throws -> [LayerOutput] {
         guard input.count == model.inputShape.count else {
             throw NetworkError.inputSize(expected: model.inputShape, actualCount: input.count)
         }
         input.withUnsafeBufferPointer { inputBuffer in
             for layer in model.layers {
-                run(layer, networkInput: inputBuffer.baseAddress!)
+                if times == nil {
+                    var noTimer: PhaseTimer? = nil
+                    run(layer, networkInput: inputBuffer.baseAddress!, timer: &noTimer)
+                } else {
+                    let start = ProfileClock.now()
+                    var timer: PhaseTimer? = nil
+                    if case .convolutional = layer.kind { timer = PhaseTimer() }
+                    run(layer, networkInput: inputBuffer.baseAddress!, timer: &timer)
+                    let end = ProfileClock.now()
+                    times?.append(LayerTime(layer: layer.index, seconds: ProfileClock.seconds(from: start, to: end),
+                                            phases: timer?.phases))
+                }
                 observer?(layer, UnsafeBufferPointer(start: buffers[plan.bufferOfLayer[layer.index]], count: layer.output.count))
             }
         }
@@ -88,14 +108,14 @@ public final class Network {
 
     private func output(of index: Int) -> UnsafeMutablePointer<Float> { buffers[plan.bufferOfLayer[index]] }
 
-    private func run(_ layer: Layer, networkInput: UnsafePointer<Float>) {
+    private func run(_ layer: Layer, networkInput: UnsafePointer<Float>, timer: inout PhaseTimer?) {
         let out = output(of: layer.index)
         let previous: UnsafePointer<Float> = layer.index == 0 ? networkInput : UnsafePointer(output(of: layer.index - 1))
         switch layer.kind {
         case .convolutional(let conv):
             guard let weights = parameters[layer.index] else { preconditionFailure("convolution \(layer.index) has no weights") }
             conv.forward(input: previous, inputShape: layer.input, output: out, outputShape: layer.output,
-                         weights: weights, workspace: workspace)
+                         weights: weights, workspace: workspace, timer: &timer)
         case .maxpool(let pool):
             pool.forward(input: previous, inputShape: layer.input, output: out, outputShape: layer.output)
         case .upsample(let upsample):

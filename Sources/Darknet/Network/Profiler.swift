@@ -1,0 +1,79 @@
+import Foundation
+
+/// Where a convolution's time goes, in seconds: unfolding the input (`im2col`, 0 for
+/// pointwise 1×1 convolutions, which multiply the input directly), the OpenBLAS `sgemm`,
+/// and the epilogue (bias add + activation; batch norm is folded into the weights at load).
+public struct ConvolutionPhases: Sendable, Hashable {
+    public var im2col: Double = 0
+    public var gemm: Double = 0
+    public var epilogue: Double = 0
+
+    public init(im2col: Double = 0, gemm: Double = 0, epilogue: Double = 0) {
+        self.im2col = im2col
+        self.gemm = gemm
+        self.epilogue = epilogue
+    }
+
+    public var total: Double { im2col + gemm + epilogue }
+}
+
+/// Wall-clock time of one layer in one profiled forward pass.
+public struct LayerTime: Sendable, Hashable {
+    /// Index of the layer in `ModelDescription.layers`.
+    public var layer: Int
+    /// Seconds from the layer's start to its end (its output is complete).
+    public var seconds: Double
+    /// The split of `seconds` for a `[convolutional]` layer; nil for other layers.
+    public var phases: ConvolutionPhases?
+}
+
+/// One forward pass measured layer by layer (`Network.profile(_:)`).
+public struct ForwardProfile: Sendable {
+    /// What `forward(_:)` returns for the same input.
+    public var outputs: [Network.LayerOutput]
+    /// One entry per layer, in layer order.
+    public var layers: [LayerTime]
+    /// Seconds of the whole pass, output copies included.
+    public var seconds: Double
+}
+
+/// Monotonic clock for the profiler (CLOCK_MONOTONIC on Linux, mach time on macOS).
+enum ProfileClock {
+    @inline(__always)
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    @inline(__always)
+    static func seconds(from start: UInt64, to end: UInt64) -> Double { Double(end &- start) / 1e9 }
+}
+
+/// Lap timer for a convolution's phases. A nil `PhaseTimer?` reads no clock at all, so the
+/// normal `forward` path pays one nil check per phase and nothing else.
+struct PhaseTimer {
+    var phases = ConvolutionPhases()
+    private var mark = ProfileClock.now()
+
+    /// Adds the time since the previous lap (or the timer's creation) to `phase`.
+    @inline(__always)
+    mutating func lap(_ phase: WritableKeyPath<ConvolutionPhases, Double>) {
+        let now = ProfileClock.now()
+        phases[keyPath: phase] += ProfileClock.seconds(from: mark, to: now)
+        mark = now
+    }
+}
+
+extension Network {
+    /// Runs one forward pass like `forward(_:)` (same outputs) while timing every layer and,
+    /// inside each convolution, its im2col / GEMM / epilogue phases: a CPU counterpart of
+    /// AlexeyAB darknet's GPU-only `-benchmark_layers`.
+    ///
+    /// Costs two clock reads per layer and three per convolution group; `forward(_:)` reads
+    /// no clock at all. `input` is `channels × height × width` of `[net]`, CHW.
+    public func profile(_ input: [Float]) throws -> ForwardProfile {
+        let start = ProfileClock.now()
+        var times: [LayerTime]? = []
+        times?.reserveCapacity(model.layers.count)
+        let outputs = try pass(input, observer: nil, times: &times)
+        let end = ProfileClock.now()
+        return ForwardProfile(outputs: outputs, layers: times ?? [], seconds: ProfileClock.seconds(from: start, to: end))
+    }
+}
