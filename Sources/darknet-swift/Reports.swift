@@ -40,6 +40,11 @@ enum JSONReport {
         value.isFinite ? "\(value)" : "null"
     }
 
+    /// Shortest decimal that reads back as the same Double; non-finite values become null.
+    static func number(_ value: Double) -> String {
+        value.isFinite ? "\(value)" : "null"
+    }
+
     /// A JSON string literal (RFC 8259 escaping; file names may hold quotes, controls, any Unicode).
     static func quoted(_ text: String) -> String {
         var out = "\""

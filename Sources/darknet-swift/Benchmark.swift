@@ -1,0 +1,117 @@
+import ArgumentParser
+import Darknet
+import Foundation
+
+struct Benchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Time every layer of a network on the CPU: median and p90 ms, GFLOPS, im2col/GEMM/epilogue split.",
+        discussion: """
+        Without a weights file, runs on deterministic synthetic weights (--seed) and says so. \
+        Each run is one plain forward pass (the end-to-end time, as `detect` runs it) followed \
+        by one profiled pass (the layer times). By default it runs until the measured passes \
+        add up to 2 s, at least 3 runs. The header's commit is $DARKNET_SWIFT_COMMIT if set, \
+        else `git rev-parse --short HEAD` of the source folder the binary was built from, else \
+        "unknown". % time is each layer's share of the sum of layer medians.
+        """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json, csv
+    }
+
+    enum Sort: String, ExpressibleByArgument, CaseIterable {
+        case index, time
+    }
+
+    @Argument(help: "Darknet .cfg file.")
+    var cfg: String
+
+    @Argument(help: "Darknet .weights file (default: synthetic weights).")
+    var weights: String?
+
+    @Option(help: "Network input width and height (overrides the cfg's [net]).")
+    var size: Int?
+
+    @Option(help: "Measured runs (default: enough for 2 s, at least 3).")
+    var runs: Int?
+
+    @Option(help: "Unmeasured runs first.")
+    var warmup: Int = 1
+
+    @Option(help: "BLAS threads (default: one per core).")
+    var threads: Int?
+
+    @Option(help: "Output format: table, json or csv.")
+    var format: Format = .table
+
+    @Option(help: "Row order: index (layer order) or time (slowest first).")
+    var sort: Sort = .index
+
+    @Flag(help: "Measure this machine's sgemm GFLOPS first and show each layer's percentage of it.")
+    var peak = false
+
+    @Option(help: "Also write a bar chart of the layer times to this .svg file.")
+    var plot: String?
+
+    @Flag(help: "Overwrite an existing --plot file.")
+    var force = false
+
+    @Option(help: "Seed of the synthetic weights.")
+    var seed: UInt64?
+
+    @Flag(help: "Treat unknown cfg keys as errors instead of warnings.")
+    var strict = false
+
+    func validate() throws {
+        if let size, size < 32 || size > 16384 || size % 32 != 0 {
+            throw ValidationError("--size must be a multiple of 32 in 32...16384, got \(size)")
+        }
+        if let runs, runs < 1 || runs > 1_000_000 { throw ValidationError("--runs must be ≥ 1, got \(runs)") }
+        if warmup < 0 || warmup > 1_000_000 { throw ValidationError("--warmup must be ≥ 0, got \(warmup)") }
+        if let threads, threads < 1 || threads > 1024 { throw ValidationError("--threads must be in 1...1024, got \(threads)") }
+        if seed != nil && weights != nil { throw ValidationError("--seed is for synthetic weights; a weights file was given") }
+        if force && plot == nil { throw ValidationError("--force only applies to --plot") }
+    }
+
+    func run() throws {
+        do {
+            try benchmark()
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    private func benchmark() throws {
+        if let plot { try BenchmarkPlot.check(plot, force: force) }
+        if let threads { GEMM.threads = threads }
+        let model = try ModelDescription(contentsOf: cfg, width: size, height: size)
+        try report(model.warnings, strict: strict)
+        let parameters: [Int: ConvolutionWeights]
+        let weightsSource: String
+        if let weights {
+            parameters = try WeightsReader.read(contentsOf: weights, for: model)
+            weightsSource = weights
+        } else {
+            let seed = self.seed ?? 1
+            weightsSource = "synthetic (seed \(seed)): deterministic random weights, no weights file given"
+            let bytes = SyntheticWeights.bytes(for: model, seed: seed)
+            parameters = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic weights", for: model) }
+        }
+        let network = try Network(model: model, weights: parameters)
+        let peakGflops = peak ? Machine.measurePeakGflops() : nil
+        let input = SyntheticWeights.input(model.inputShape)
+        let measured = try BenchmarkResult.measure(network: network, input: input, runs: runs, warmup: warmup)
+        let result = BenchmarkResult(machine: .current(peakGflops: peakGflops), cfg: cfg, width: model.net.width,
+                                     height: model.net.height, weights: weightsSource, warmup: warmup,
+                                     rows: measured.rows, endToEnd: measured.endToEnd)
+        let rows = sort == .time ? result.rows.sorted { ($0.median, $1.layer.index) > ($1.median, $0.layer.index) } : result.rows
+        switch format {
+        case .table: print(BenchmarkTable.render(result, rows: rows), terminator: "")
+        case .json: print(BenchmarkJSON.render(result, rows: rows))
+        case .csv: print(BenchmarkCSV.render(result, rows: rows), terminator: "")
+        }
+        if let plot { try BenchmarkPlot.write(BenchmarkPlot.render(result), to: plot, force: force) }
+    }
+}

@@ -1,0 +1,137 @@
+import Darknet
+import Foundation
+
+/// `benchmark --format table`: a header naming the machine and weights, one row per layer,
+/// then the end-to-end totals. Times in milliseconds.
+enum BenchmarkTable {
+    static func render(_ result: BenchmarkResult, rows: [BenchmarkRow]) -> String {
+        let m = result.machine
+        var text = "darknet-swift benchmark: \(result.cfg) at \(result.width)x\(result.height)\n"
+        text += "date      \(m.date)\n"
+        text += "commit    \(m.commit)\n"
+        text += "cpu       \(m.cpu), \(m.cores) cores\n"
+        text += "blas      \(m.blas) (core \(m.blasCore)), \(m.threads) thread\(m.threads == 1 ? "" : "s")\n"
+        text += "weights   \(result.weights)\n"
+        text += "runs      \(result.runs) after \(result.warmup) warm-up; each run is one plain forward (end-to-end) "
+            + "and one profiled forward (layers)\n"
+        if let peak = m.peakGflops { text += String(format: "peak      sgemm %.1f GFLOPS\n", peak) }
+        text += "\n"
+
+        var columns = ["layer", "type", "options", "input", "", "output", "BFLOPs", "median ms", "p90 ms", "GFLOPS"]
+        if m.peakGflops != nil { columns.append("% peak") }
+        columns += ["% time", "im2col ms", "gemm ms", "epilogue ms"]
+        var lines = [columns]
+        for row in rows {
+            let i = row.layer.input, o = row.layer.output
+            var cells = [String(row.layer.index), row.layer.typeName, row.options,
+                         "\(i.width)x\(i.height)x\(i.channels)", "->", "\(o.width)x\(o.height)x\(o.channels)",
+                         row.layer.bflops > 0 ? String(format: "%.3f", row.bflops) : "",
+                         ms(row.median), ms(row.p90), row.layer.bflops > 0 ? String(format: "%.1f", row.gflops) : ""]
+            if m.peakGflops != nil {
+                cells.append(row.layer.bflops > 0 ? result.peakPercent(row).map { String(format: "%.1f", $0) } ?? "" : "")
+            }
+            cells.append(String(format: "%.1f", result.percent(row)))
+            if let phases = row.phases {
+                cells += [ms(phases.im2col), ms(phases.gemm), ms(phases.epilogue)]
+            } else {
+                cells += ["", "", ""]
+            }
+            lines.append(cells)
+        }
+        let leftAligned: Set<String> = ["type", "options", "input", "output", ""]
+        var widths = [Int](repeating: 0, count: columns.count)
+        for line in lines { for (c, cell) in line.enumerated() { widths[c] = max(widths[c], cell.count) } }
+        for line in lines {
+            let cells = line.enumerated().map { c, cell in
+                pad(cell, widths[c], left: leftAligned.contains(columns[c]))
+            }
+            text += cells.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) + "\n"
+        }
+        text += "\n"
+        text += "end-to-end  median \(ms(result.endToEndMedian)) ms, p90 \(ms(result.endToEndP90)) ms, "
+            + String(format: "%.2f images/s, %.1f effective GFLOPS (%.3f BFLOPs)\n",
+                     result.imagesPerSecond, result.effectiveGflops, result.totalBflops)
+        let ratio = result.endToEndMedian > 0 ? 100 * result.sumOfLayers / result.endToEndMedian : 0
+        text += "layers      sum of medians \(ms(result.sumOfLayers)) ms = " + String(format: "%.1f%%", ratio)
+            + " of end-to-end\n"
+        return text
+    }
+
+    /// Milliseconds with three significant decimals for small values.
+    static func ms(_ seconds: Double) -> String {
+        let value = seconds * 1000
+        return String(format: value < 10 ? "%.3f" : "%.2f", value)
+    }
+
+    static func pad(_ text: String, _ width: Int, left: Bool) -> String {
+        let padding = String(repeating: " ", count: max(0, width - text.count))
+        return left ? text + padding : padding + text
+    }
+}
+
+/// `benchmark --format csv`: a header and one line per layer (RFC 4180 quoting), times in ms.
+enum BenchmarkCSV {
+    static func render(_ result: BenchmarkResult, rows: [BenchmarkRow]) -> String {
+        var header = ["index", "type", "options", "input_c", "input_h", "input_w", "output_c", "output_h", "output_w",
+                      "bflops", "median_ms", "p90_ms", "gflops", "percent", "im2col_ms", "gemm_ms", "epilogue_ms"]
+        if result.machine.peakGflops != nil { header.append("peak_percent") }
+        var text = header.joined(separator: ",") + "\n"
+        for row in rows {
+            let i = row.layer.input, o = row.layer.output
+            var cells = [String(row.layer.index), row.layer.typeName, field(row.options),
+                         String(i.channels), String(i.height), String(i.width),
+                         String(o.channels), String(o.height), String(o.width),
+                         String(format: "%.3f", row.bflops), msValue(row.median), msValue(row.p90),
+                         String(format: "%.3f", row.gflops), String(format: "%.3f", result.percent(row))]
+            cells += row.phases.map { [msValue($0.im2col), msValue($0.gemm), msValue($0.epilogue)] } ?? ["", "", ""]
+            if let peak = result.peakPercent(row) { cells.append(String(format: "%.3f", peak)) }
+            text += cells.joined(separator: ",") + "\n"
+        }
+        return text
+    }
+
+    static func msValue(_ seconds: Double) -> String { String(format: "%.4f", seconds * 1000) }
+
+    /// A CSV field, quoted when it holds a comma, quote or line break.
+    static func field(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}
+
+/// `benchmark --format json`: one object, keys in a fixed order (tools and CI read them):
+/// `machine`, `cfg`, `width`, `height`, `weights`, `runs`, `warmup`, `layers` (index, type,
+/// options, input/output `[c, h, w]`, bflops, medianMs, p90Ms, gflops, percent, [peakPercent],
+/// [phases {im2col, gemm, epilogue}]), `totalBflops`, `endToEndMedianMs`, `endToEndP90Ms`,
+/// `sumOfLayersMs`, `imagesPerSecond`, `effectiveGflops`.
+enum BenchmarkJSON {
+    static func render(_ result: BenchmarkResult, rows: [BenchmarkRow]) -> String {
+        let m = result.machine
+        var machine = "\"date\":\(q(m.date)),\"commit\":\(q(m.commit)),\"cpu\":\(q(m.cpu)),\"cores\":\(m.cores),"
+            + "\"blas\":\(q(m.blas)),\"blasCore\":\(q(m.blasCore)),\"threads\":\(m.threads)"
+        if let peak = m.peakGflops { machine += ",\"peakGflops\":\(n(peak))" }
+        let layers = rows.map { row -> String in
+            let i = row.layer.input, o = row.layer.output
+            var text = "{\"index\":\(row.layer.index),\"type\":\(q(row.layer.typeName)),\"options\":\(q(row.options)),"
+                + "\"input\":[\(i.channels),\(i.height),\(i.width)],\"output\":[\(o.channels),\(o.height),\(o.width)],"
+                + "\"bflops\":\(n(row.bflops)),\"medianMs\":\(n(row.median * 1000)),\"p90Ms\":\(n(row.p90 * 1000)),"
+                + "\"gflops\":\(n(row.gflops)),\"percent\":\(n(result.percent(row)))"
+            if let peak = result.peakPercent(row) { text += ",\"peakPercent\":\(n(peak))" }
+            if let p = row.phases {
+                text += ",\"phases\":{\"im2col\":\(n(p.im2col * 1000)),\"gemm\":\(n(p.gemm * 1000)),\"epilogue\":\(n(p.epilogue * 1000))}"
+            }
+            return text + "}"
+        }
+        return "{\"machine\":{\(machine)},\"cfg\":\(q(result.cfg)),\"width\":\(result.width),\"height\":\(result.height),"
+            + "\"weights\":\(q(result.weights)),\"runs\":\(result.runs),\"warmup\":\(result.warmup),"
+            + "\"layers\":[\(layers.joined(separator: ","))],"
+            + "\"totalBflops\":\(n(result.totalBflops)),\"endToEndMedianMs\":\(n(result.endToEndMedian * 1000)),"
+            + "\"endToEndP90Ms\":\(n(result.endToEndP90 * 1000)),\"sumOfLayersMs\":\(n(result.sumOfLayers * 1000)),"
+            + "\"imagesPerSecond\":\(n(result.imagesPerSecond)),\"effectiveGflops\":\(n(result.effectiveGflops))}"
+    }
+
+    private static func q(_ text: String) -> String { JSONReport.quoted(text) }
+
+    /// Six decimals are plenty for milliseconds, GFLOPS and percentages.
+    private static func n(_ value: Double) -> String { JSONReport.number((value * 1e6).rounded() / 1e6) }
+}

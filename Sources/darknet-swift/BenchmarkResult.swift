@@ -1,0 +1,104 @@
+import Darknet
+import Foundation
+
+/// One layer's timings over every profiled run (seconds).
+struct BenchmarkRow {
+    var layer: Layer
+    var median: Double
+    var p90: Double
+    /// Per-phase medians (each phase's own median over the runs) of a convolution.
+    var phases: ConvolutionPhases?
+
+    /// darknet's BFLOPs as `summary` prints it (three decimals).
+    var bflops: Double { (layer.bflops * 1000).rounded() / 1000 }
+
+    /// Achieved GFLOPS (exact FLOPs / median time); 0 for layers without FLOPs.
+    var gflops: Double { median > 0 ? layer.bflops / median : 0 }
+
+    /// Key options of the cfg section: `32 3x3/1 leaky`, `2x2/2`, `2x`, `layers 85 61`, `from 33`.
+    var options: String {
+        switch layer.kind {
+        case .convolutional(let conv):
+            let groups = conv.groups > 1 ? " groups \(conv.groups)" : ""
+            return "\(conv.filters) \(conv.size)x\(conv.size)/\(conv.stride) \(conv.activation.rawValue)\(groups)"
+        case .maxpool(let pool): return "\(pool.size)x\(pool.size)/\(pool.stride)"
+        case .upsample(let upsample): return "\(upsample.stride)x"
+        case .route(let route): return "layers " + route.sources.map(String.init).joined(separator: " ")
+        case .shortcut(let shortcut):
+            return "from \(shortcut.source)" + (shortcut.activation == .linear ? "" : " \(shortcut.activation.rawValue)")
+        case .yolo(let yolo): return "classes \(yolo.head.classes)"
+        }
+    }
+}
+
+/// What `darknet-swift benchmark` measured: rows in layer order plus end-to-end times.
+struct BenchmarkResult {
+    var machine: Machine
+    var cfg: String
+    var width: Int
+    var height: Int
+    /// `synthetic (seed N)` or the weights file.
+    var weights: String
+    var warmup: Int
+    var rows: [BenchmarkRow]
+    /// Seconds of each plain `forward` (one per run).
+    var endToEnd: [Double]
+
+    var runs: Int { endToEnd.count }
+    var endToEndMedian: Double { Statistics.median(endToEnd) }
+    var endToEndP90: Double { Statistics.percentile(endToEnd, 0.9) }
+    var sumOfLayers: Double { rows.reduce(0) { $0 + $1.median } }
+    var imagesPerSecond: Double { endToEndMedian > 0 ? 1 / endToEndMedian : 0 }
+    /// The sum of the rows' BFLOPs, as `summary`'s total (darknet's table).
+    var totalBflops: Double { rows.reduce(0) { $0 + $1.bflops } }
+    var exactBflops: Double { rows.reduce(0) { $0 + $1.layer.bflops } }
+    var effectiveGflops: Double { endToEndMedian > 0 ? exactBflops / endToEndMedian : 0 }
+
+    /// A row's share of the sum of layer medians, in percent (the column adds up to 100).
+    func percent(_ row: BenchmarkRow) -> Double { sumOfLayers > 0 ? 100 * row.median / sumOfLayers : 0 }
+
+    /// A row's GFLOPS as a percentage of the measured sgemm peak (`--peak`).
+    func peakPercent(_ row: BenchmarkRow) -> Double? {
+        guard let peak = machine.peakGflops, peak > 0 else { return nil }
+        return 100 * row.gflops / peak
+    }
+
+    /// Runs `warmup` unmeasured pairs, then pairs of one plain `forward` (end-to-end time, as
+    /// `detect` runs it) and one `profile` (layer times), alternating so drift hits both alike;
+    /// `runs` pairs, or when nil at least 3 and until the measured passes add up to 2 s.
+    static func measure(network: Network, input: [Float], runs: Int?, warmup: Int) throws
+        -> (rows: [BenchmarkRow], endToEnd: [Double]) {
+        for _ in 0..<warmup {
+            try network.forward(input)
+            _ = try network.profile(input)
+        }
+        var endToEnd: [Double] = []
+        var profiles: [ForwardProfile] = []
+        var measured = 0.0
+        while true {
+            if let runs, endToEnd.count >= runs { break }
+            if runs == nil, endToEnd.count >= 3, measured >= 2 || endToEnd.count >= 10_000 { break }
+            let start = DispatchTime.now().uptimeNanoseconds
+            try network.forward(input)
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            let profile = try network.profile(input)
+            endToEnd.append(seconds)
+            profiles.append(profile)
+            measured += seconds + profile.seconds
+        }
+        let rows = network.model.layers.map { layer -> BenchmarkRow in
+            let times = profiles.map { $0.layers[layer.index] }
+            var phases: ConvolutionPhases?
+            if case .convolutional = layer.kind {
+                let split = times.compactMap(\.phases)
+                phases = ConvolutionPhases(im2col: Statistics.median(split.map(\.im2col)),
+                                           gemm: Statistics.median(split.map(\.gemm)),
+                                           epilogue: Statistics.median(split.map(\.epilogue)))
+            }
+            let seconds = times.map(\.seconds)
+            return BenchmarkRow(layer: layer, median: Statistics.median(seconds), p90: Statistics.percentile(seconds, 0.9),
+                                phases: phases)
+        }
+        return (rows, endToEnd)
+    }
+}
