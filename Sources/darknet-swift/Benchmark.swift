@@ -95,7 +95,7 @@ struct Benchmark: ParsableCommand {
             weightsSource = weights
         } else {
             let seed = self.seed ?? 1
-            weightsSource = "synthetic (seed \(seed)): deterministic random weights, no weights file given"
+            weightsSource = "synthetic (seed \(seed))"
             let bytes = SyntheticWeights.bytes(for: model, seed: seed)
             parameters = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic weights", for: model) }
         }

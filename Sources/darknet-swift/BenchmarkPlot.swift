@@ -58,21 +58,23 @@ enum BenchmarkPlot {
         let axisMax = max(step, (longest * 1000 / step).rounded(.up) * step)
         let scale = plotWidth / axisMax  // pixels per millisecond
         let m = result.machine
+        let weights = result.isSynthetic ? result.weights.replacingOccurrences(of: "synthetic", with: "synthetic weights")
+            : "weights " + URL(fileURLWithPath: result.weights).lastPathComponent
 
         var svg = """
         <?xml version="1.0" encoding="UTF-8"?>
         <svg xmlns="http://www.w3.org/2000/svg" width="\(f(width))" height="\(f(height))" viewBox="0 0 \(f(width)) \(f(height))" font-family="DejaVu Sans, Helvetica, Arial, sans-serif" font-size="11">
         <rect width="100%" height="100%" fill="#ffffff"/>
         <text x="12" y="22" font-size="15" font-weight="bold">\(x(URL(fileURLWithPath: result.cfg).lastPathComponent)) at \(result.width)x\(result.height): median time per layer (ms)</text>
-        <text x="12" y="40">\(x(m.cpu)), \(m.threads) thread\(m.threads == 1 ? "" : "s"), OpenBLAS core \(x(m.blasCore)); \(x(result.weights)); \(result.runs) runs; commit \(x(m.commit)); \(x(m.date))</text>
-        <text x="12" y="56">end-to-end median \(BenchmarkTable.ms(result.endToEndMedian)) ms (\(String(format: "%.2f", result.imagesPerSecond)) images/s, \(String(format: "%.1f", result.effectiveGflops)) GFLOPS); sum of layer medians \(BenchmarkTable.ms(result.sumOfLayers)) ms</text>
+        <text x="12" y="40">\(x(m.cpu)), \(m.threads) of \(m.cores) cores, OpenBLAS core \(x(m.blasCore)); commit \(x(m.commit)); \(x(m.date))</text>
+        <text x="12" y="56">\(x(weights)); end-to-end median \(BenchmarkTable.ms(result.endToEndMedian)) ms (\(String(format: "%.2f", result.imagesPerSecond)) images/s, \(String(format: "%.1f", result.effectiveGflops)) GFLOPS); sum of layer medians \(BenchmarkTable.ms(result.sumOfLayers)) ms</text>
 
         """
         var legendX = 12.0
         for (name, color) in [("im2col", colors.im2col), ("GEMM", colors.gemm), ("bias + activation", colors.epilogue),
                               ("other layers", colors.other)] {
-            svg += "<rect x=\"\(f(legendX))\" y=\"66\" width=\"11\" height=\"11\" fill=\"\(color)\"/>"
-            svg += "<text x=\"\(f(legendX + 15))\" y=\"76\">\(name)</text>\n"
+            svg += "<rect x=\"\(f(legendX))\" y=\"68\" width=\"11\" height=\"11\" fill=\"\(color)\"/>"
+            svg += "<text x=\"\(f(legendX + 15))\" y=\"78\">\(name)</text>\n"
             legendX += 30 + Double(name.count) * 6.5
         }
         // Grid and axis labels.
@@ -106,7 +108,7 @@ enum BenchmarkPlot {
             svg += "<text x=\"\(f(labelWidth + total + 4))\" y=\"\(f(y + barHeight - 1))\" fill=\"#333333\">"
             svg += "\(BenchmarkTable.ms(row.median))</text>\n"
         }
-        svg += "<text x=\"\(f(labelWidth + plotWidth / 2))\" y=\"\(f(height - 12))\" text-anchor=\"middle\" fill=\"#555555\">milliseconds (median of \(result.runs) runs)</text>\n"
+        svg += "<text x=\"\(f(labelWidth + plotWidth / 2))\" y=\"\(f(height - 12))\" text-anchor=\"middle\" fill=\"#555555\">milliseconds (median of \(result.runs) run\(result.runs == 1 ? "" : "s"))</text>\n"
         svg += "</svg>\n"
         return svg
     }

@@ -11,7 +11,8 @@ enum BenchmarkTable {
         text += "commit    \(m.commit)\n"
         text += "cpu       \(m.cpu), \(m.cores) cores\n"
         text += "blas      \(m.blas) (core \(m.blasCore)), \(m.threads) thread\(m.threads == 1 ? "" : "s")\n"
-        text += "weights   \(result.weights)\n"
+        text += "weights   \(result.weights)"
+            + (result.isSynthetic ? ": no weights file given, deterministic random weights (same speed as real ones)\n" : "\n")
         text += "runs      \(result.runs) after \(result.warmup) warm-up; each run is one plain forward (end-to-end) "
             + "and one profiled forward (layers)\n"
         if let peak = m.peakGflops { text += String(format: "peak      sgemm %.1f GFLOPS\n", peak) }

@@ -39,6 +39,7 @@ struct BenchmarkResult {
     var height: Int
     /// `synthetic (seed N)` or the weights file.
     var weights: String
+    var isSynthetic: Bool { weights.hasPrefix("synthetic (seed ") }
     var warmup: Int
     var rows: [BenchmarkRow]
     /// Seconds of each plain `forward` (one per run).
