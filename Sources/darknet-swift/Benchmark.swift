@@ -56,7 +56,7 @@ struct Benchmark: ParsableCommand {
     @Flag(help: "Overwrite an existing --plot file.")
     var force = false
 
-    @Option(help: "Seed of the synthetic weights.")
+    @Option(help: "Seed of the synthetic weights (default: 1; only without a weights file).")
     var seed: UInt64?
 
     @Flag(help: "Treat unknown cfg keys as errors instead of warnings.")

@@ -134,5 +134,5 @@ enum BenchmarkJSON {
     private static func q(_ text: String) -> String { JSONReport.quoted(text) }
 
     /// Six decimals are plenty for milliseconds, GFLOPS and percentages.
-    private static func n(_ value: Double) -> String { JSONReport.number((value * 1e6).rounded() / 1e6) }
+    private static func n(_ value: Double) -> String { JSONReport.number(double: (value * 1e6).rounded() / 1e6) }
 }

@@ -41,7 +41,7 @@ enum JSONReport {
     }
 
     /// Shortest decimal that reads back as the same Double; non-finite values become null.
-    static func number(_ value: Double) -> String {
+    static func number(double value: Double) -> String {
         value.isFinite ? "\(value)" : "null"
     }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import XCTest
 
 /// `darknet-swift benchmark` through the real binary. Few runs and small inputs keep it

