@@ -105,7 +105,8 @@ struct Benchmark: ParsableCommand {
         let measured = try BenchmarkResult.measure(network: network, input: input, runs: runs, warmup: warmup)
         let result = BenchmarkResult(machine: .current(peakGflops: peakGflops), cfg: cfg, width: model.net.width,
                                      height: model.net.height, weights: weightsSource, warmup: warmup,
-                                     rows: measured.rows, endToEnd: measured.endToEnd)
+                                     rows: measured.rows, endToEnd: measured.endToEnd,
+                                     layerSums: measured.layerSums)
         let rows = sort == .time ? result.rows.sorted { ($0.median, $1.layer.index) > ($1.median, $0.layer.index) } : result.rows
         switch format {
         case .table: print(BenchmarkTable.render(result, rows: rows), terminator: "")

@@ -52,9 +52,10 @@ enum BenchmarkTable {
         text += "end-to-end  median \(ms(result.endToEndMedian)) ms, p90 \(ms(result.endToEndP90)) ms, "
             + String(format: "%.2f images/s, %.1f effective GFLOPS (%.3f BFLOPs)\n",
                      result.imagesPerSecond, result.effectiveGflops, result.totalBflops)
-        let ratio = result.endToEndMedian > 0 ? 100 * result.sumOfLayers / result.endToEndMedian : 0
-        text += "layers      sum of medians \(ms(result.sumOfLayers)) ms = " + String(format: "%.1f%%", ratio)
-            + " of end-to-end\n"
+        let e = result.endToEndMedian > 0 ? 100 / result.endToEndMedian : 0
+        text += "layers      sum of layer medians \(ms(result.sumOfLayers)) ms = " + String(format: "%.1f%%", result.sumOfLayers * e)
+            + " of end-to-end; median per-pass sum \(ms(result.layerSumMedian)) ms = "
+            + String(format: "%.1f%%", result.layerSumMedian * e) + "\n"
         return text
     }
 
@@ -104,7 +105,9 @@ enum BenchmarkCSV {
 /// `machine`, `cfg`, `width`, `height`, `weights`, `runs`, `warmup`, `layers` (index, type,
 /// options, input/output `[c, h, w]`, bflops, medianMs, p90Ms, gflops, percent, [peakPercent],
 /// [phases {im2col, gemm, epilogue}]), `totalBflops`, `endToEndMedianMs`, `endToEndP90Ms`,
-/// `sumOfLayersMs`, `imagesPerSecond`, `effectiveGflops`.
+/// `sumOfLayersMs` (sum of layer medians), `layerSumMedianMs` (median over profiled passes of
+/// their summed layer times), `endToEndMs` and `layerSumsMs` (each run's plain pass and
+/// profiled layer sum, in run order), `imagesPerSecond`, `effectiveGflops`.
 enum BenchmarkJSON {
     static func render(_ result: BenchmarkResult, rows: [BenchmarkRow]) -> String {
         let m = result.machine
@@ -128,6 +131,9 @@ enum BenchmarkJSON {
             + "\"layers\":[\(layers.joined(separator: ","))],"
             + "\"totalBflops\":\(n(result.totalBflops)),\"endToEndMedianMs\":\(n(result.endToEndMedian * 1000)),"
             + "\"endToEndP90Ms\":\(n(result.endToEndP90 * 1000)),\"sumOfLayersMs\":\(n(result.sumOfLayers * 1000)),"
+            + "\"layerSumMedianMs\":\(n(result.layerSumMedian * 1000)),"
+            + "\"endToEndMs\":[\(result.endToEnd.map { n($0 * 1000) }.joined(separator: ","))],"
+            + "\"layerSumsMs\":[\(result.layerSums.map { n($0 * 1000) }.joined(separator: ","))],"
             + "\"imagesPerSecond\":\(n(result.imagesPerSecond)),\"effectiveGflops\":\(n(result.effectiveGflops))}"
     }
 

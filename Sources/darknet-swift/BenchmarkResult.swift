@@ -44,11 +44,18 @@ struct BenchmarkResult {
     var rows: [BenchmarkRow]
     /// Seconds of each plain `forward` (one per run).
     var endToEnd: [Double]
+    /// Sum of the layer times of each profiled pass (one per run).
+    var layerSums: [Double]
 
     var runs: Int { endToEnd.count }
     var endToEndMedian: Double { Statistics.median(endToEnd) }
     var endToEndP90: Double { Statistics.percentile(endToEnd, 0.9) }
+    /// The sum of the layer medians (what the % column divides by). Under load it runs below
+    /// the end-to-end median: each layer's median drops that layer's disturbed runs.
     var sumOfLayers: Double { rows.reduce(0) { $0 + $1.median } }
+    /// The median over profiled passes of the sum of their layer times: the same statistic as
+    /// `endToEndMedian`, so their ratio shows what profiling adds or misses.
+    var layerSumMedian: Double { Statistics.median(layerSums) }
     var imagesPerSecond: Double { endToEndMedian > 0 ? 1 / endToEndMedian : 0 }
     /// The sum of the rows' BFLOPs, as `summary`'s total (darknet's table).
     var totalBflops: Double { rows.reduce(0) { $0 + $1.bflops } }
@@ -68,7 +75,7 @@ struct BenchmarkResult {
     /// `detect` runs it) and one `profile` (layer times), alternating so drift hits both alike;
     /// `runs` pairs, or when nil at least 3 and until the measured passes add up to 2 s.
     static func measure(network: Network, input: [Float], runs: Int?, warmup: Int) throws
-        -> (rows: [BenchmarkRow], endToEnd: [Double]) {
+        -> (rows: [BenchmarkRow], endToEnd: [Double], layerSums: [Double]) {
         for _ in 0..<warmup {
             try network.forward(input)
             _ = try network.profile(input)
@@ -100,6 +107,7 @@ struct BenchmarkResult {
             return BenchmarkRow(layer: layer, median: Statistics.median(seconds), p90: Statistics.percentile(seconds, 0.9),
                                 phases: phases)
         }
-        return (rows, endToEnd)
+        let layerSums = profiles.map { $0.layers.reduce(0) { $0 + $1.seconds } }
+        return (rows, endToEnd, layerSums)
     }
 }

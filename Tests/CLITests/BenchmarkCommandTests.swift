@@ -63,6 +63,7 @@ final class BenchmarkCommandTests: XCTestCase {
         // effective GFLOPS = exact BFLOPs (5.565 for yolov3-tiny at 416, summary's "exact") / seconds.
         XCTAssertEqual(try XCTUnwrap(object["effectiveGflops"] as? Double), 5.565 / (endToEnd / 1000), accuracy: 0.01 * 5.565 / (endToEnd / 1000))
         XCTAssertNotNil(object["sumOfLayersMs"] as? Double)
+        XCTAssertNotNil(object["layerSumMedianMs"] as? Double)
     }
 
     /// The rows' BFLOPs add up to summary's total: darknet's table says 65.862 for yolov3 at 416.
@@ -79,22 +80,32 @@ final class BenchmarkCommandTests: XCTestCase {
         XCTAssertEqual(layers[0]["bflops"] as? Double, 0.299)
     }
 
-    /// The profiled layers account for the end-to-end pass: their medians add up to within
-    /// 10% of the median plain forward. Plain and profiled passes alternate, so drift on this
-    /// shared machine hits both; one thread avoids BLAS threads competing with other
-    /// processes, and the median ratio of three separate benchmarks tolerates one disturbed one.
+    /// The profiled layers account for the end-to-end pass: each run is a plain forward then a
+    /// profiled one, and the median over runs of (sum of the profiled pass's layer times /
+    /// the plain pass's time) is within 10% of 1. On this shared 2-core machine other jobs
+    /// disturb single passes and whole processes, so the ratio is taken per run (both passes
+    /// of a run see the same conditions) and its median pooled over three processes of 20 runs
+    /// (one disturbed process cannot move it); one thread keeps BLAS threads from fighting
+    /// other jobs. Measured under a load average of 5: per-process medians 0.97 to 1.18.
+    /// (The sum of per-layer medians is not compared: under load it runs 10-35% below, since
+    /// each layer's median drops that layer's disturbed runs while the end-to-end median keeps them.)
     func testSumOfLayersIsWithinTenPercentOfEndToEnd() throws {
         var ratios: [Double] = []
         for _ in 0..<3 {
-            let object = try json(benchmark("yolov3-tiny", ["--size", "256", "--runs", "10", "--warmup", "2", "--threads", "1",
+            let object = try json(benchmark("yolov3-tiny", ["--size", "160", "--runs", "20", "--warmup", "2", "--threads", "1",
                                                             "--format", "json"]))
-            let sum = try XCTUnwrap(object["sumOfLayersMs"] as? Double)
             let layers = try XCTUnwrap(object["layers"] as? [[String: Any]])
-            XCTAssertEqual(layers.compactMap { $0["medianMs"] as? Double }.reduce(0, +), sum, accuracy: 1e-3)
-            ratios.append(sum / (try XCTUnwrap(object["endToEndMedianMs"] as? Double)))
+            XCTAssertEqual(layers.compactMap { $0["medianMs"] as? Double }.reduce(0, +),
+                           try XCTUnwrap(object["sumOfLayersMs"] as? Double), accuracy: 1e-3)
+            let plain = try XCTUnwrap(object["endToEndMs"] as? [Double])
+            let profiled = try XCTUnwrap(object["layerSumsMs"] as? [Double])
+            XCTAssertEqual(plain.count, 20)
+            XCTAssertEqual(profiled.count, 20)
+            XCTAssertTrue(plain.allSatisfy { $0 > 0 } && profiled.allSatisfy { $0 > 0 })
+            ratios += zip(plain, profiled).map { $1 / $0 }
         }
-        let median = ratios.sorted()[1]
-        XCTAssertEqual(median, 1, accuracy: 0.1, "sum of layer medians / end-to-end median: \(ratios)")
+        let median = ratios.sorted()[ratios.count / 2]
+        XCTAssertEqual(median, 1, accuracy: 0.1, "median per-run layer sum / end-to-end: \(ratios)")
     }
 
     func testCSVHasAHeaderAndOneLinePerLayer() throws {
@@ -130,7 +141,7 @@ final class BenchmarkCommandTests: XCTestCase {
         }
         XCTAssertTrue(lines.contains { $0.hasPrefix("   12  convolutional  1024 3x3/1 leaky  4x4x512") }, result.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("end-to-end  median ") && $0.contains("images/s") }, result.stdout)
-        XCTAssertTrue(lines.contains { $0.hasPrefix("layers      sum of medians ") && $0.hasSuffix("of end-to-end") }, result.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("layers      sum of layer medians ") && $0.contains("of end-to-end; median per-pass sum ") }, result.stdout)
     }
 
     func testRealWeightsAreNamedInTheHeader() throws {
