@@ -81,7 +81,7 @@ struct BenchmarkResult {
             _ = try network.profile(input)
         }
         var endToEnd: [Double] = []
-        var profiles: [ForwardProfile] = []
+        var profiles: [[LayerTime]] = []  // layer times only: keeping outputs would grow with runs
         var measured = 0.0
         while true {
             if let runs, endToEnd.count >= runs { break }
@@ -91,11 +91,11 @@ struct BenchmarkResult {
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             let profile = try network.profile(input)
             endToEnd.append(seconds)
-            profiles.append(profile)
+            profiles.append(profile.layers)
             measured += seconds + profile.seconds
         }
         let rows = network.model.layers.map { layer -> BenchmarkRow in
-            let times = profiles.map { $0.layers[layer.index] }
+            let times = profiles.map { $0[layer.index] }
             var phases: ConvolutionPhases?
             if case .convolutional = layer.kind {
                 let split = times.compactMap(\.phases)
@@ -107,7 +107,7 @@ struct BenchmarkResult {
             return BenchmarkRow(layer: layer, median: Statistics.median(seconds), p90: Statistics.percentile(seconds, 0.9),
                                 phases: phases)
         }
-        let layerSums = profiles.map { $0.layers.reduce(0) { $0 + $1.seconds } }
+        let layerSums = profiles.map { $0.reduce(0) { $0 + $1.seconds } }
         return (rows, endToEnd, layerSums)
     }
 }
