@@ -15,7 +15,10 @@ enum BenchmarkTable {
             + (result.isSynthetic ? ": no weights file given, deterministic random weights (same speed as real ones)\n" : "\n")
         text += "runs      \(result.runs) after \(result.warmup) warm-up; each run is one plain forward (end-to-end) "
             + "and one profiled forward (layers)\n"
-        if let peak = m.peakGflops { text += String(format: "peak      sgemm %.1f GFLOPS\n", peak) }
+        if let peak = m.peakGflops {
+            let n = Machine.peakSize
+            text += String(format: "peak      sgemm %.1f GFLOPS", peak) + " (\(n)x\(n)x\(n), median of \(Machine.peakRepeats))\n"
+        }
         text += "\n"
 
         var columns = ["layer", "type", "options", "input", "", "output", "BFLOPs", "median ms", "p90 ms", "GFLOPS"]

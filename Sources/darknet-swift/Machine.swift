@@ -71,7 +71,10 @@ struct Machine {
 
     /// This machine's sgemm speed: the median of `repeats` timed `n × n × n` products (after
     /// one untimed), in GFLOPS (`2n³` flops each), with the current OpenBLAS thread count.
-    static func measurePeakGflops(n: Int = 1536, repeats: Int = 5) -> Double {
+    static let peakSize = 1536
+    static let peakRepeats = 5
+
+    static func measurePeakGflops(n: Int = peakSize, repeats: Int = peakRepeats) -> Double {
         let a = [Float](repeating: 0.5, count: n * n)
         let b = [Float](repeating: 0.25, count: n * n)
         var c = [Float](repeating: 0, count: n * n)
