@@ -42,7 +42,8 @@ extension YOLODecoder {
     ///   `w = tw·tw·4·anchorW/netW` in Float (AlexeyAB); likewise h.
     /// - `[region]` (get_region_box): `x = (col + x)/gridW`, `w = exp(tw)·anchorW/gridW`.
     ///
-    /// Candidates come in darknet's order: cells row-major, then anchor slots. With a `Float`
+    /// Candidates come in darknet's order: `[yolo]` cells row-major, then anchor slots;
+    /// `[region]` anchor slots, then cells row-major (its `dets[n·w·h + cell]`). With a `Float`
     /// NCHW tensor, post-activation, this returns exactly what `decode(_:gridWidth:...)` returns.
     public static func decode<Element: TensorElement>(
         _ buffer: UnsafeBufferPointer<Element>, tensor: TensorDescriptor, head: DetectionHead,
@@ -60,41 +61,46 @@ extension YOLODecoder {
         let gridW = Float(tensor.width), gridH = Float(tensor.height)
         var values = [Float](repeating: 0, count: entries)
         var candidates: [Candidate] = []
-        for row in 0..<tensor.height {
-            for col in 0..<tensor.width {
-                for n in 0..<head.anchorCount {
-                    let base = n * entries
-                    var objectness = buffer[tensor.index(base + 4, row, col)].floatValue
-                    if options.rawLogits { objectness = darknetLogistic(objectness) }
-                    if !(objectness > threshold) { continue }
-                    for e in 0..<entries { values[e] = buffer[tensor.index(base + e, row, col)].floatValue }
-                    values[4] = objectness
-                    let box: BoundingBox
-                    switch head {
-                    case .yolo(let yolo):
-                        if options.rawLogits { activateYOLO(&values, head: yolo) }
-                        if options.normalizedConfidence { normalizeYOLOScores(&values, raw: options.rawLogits) }
-                        box = yoloBox(values, head: yolo, anchor: yolo.mask[n], col: col, row: row,
-                                      gridW: gridW, gridH: gridH, networkWidth: networkWidth, networkHeight: networkHeight)
-                    case .region(let region):
-                        if options.rawLogits { activateRegion(&values, head: region) }
-                        if options.normalizedConfidence && !region.softmax {
-                            normalizeYOLOScores(&values, raw: options.rawLogits)
-                        }
-                        box = BoundingBox(
-                            x: (Float(col) + values[0]) / gridW,
-                            y: (Float(row) + values[1]) / gridH,
-                            width: Float(doubleExp(Double(values[2])) * Double(region.anchors[2 * n]) / Double(tensor.width)),
-                            height: Float(doubleExp(Double(values[3])) * Double(region.anchors[2 * n + 1]) / Double(tensor.height)))
-                    }
-                    var probabilities = [Float](repeating: 0, count: classes)
-                    for j in 0..<classes {
-                        let probability = objectness * values[5 + j]
-                        probabilities[j] = probability > threshold ? probability : 0
-                    }
-                    candidates.append(Candidate(box: box, objectness: objectness, probabilities: probabilities))
+        // darknet's orders: get_yolo_detections walks cells, then anchors; get_region_detections
+        // fills dets[n·w·h + cell], anchors outermost.
+        let cells = tensor.width * tensor.height
+        let slots = cells * head.anchorCount
+        let anchorMajor: Bool
+        if case .region = head { anchorMajor = true } else { anchorMajor = false }
+        for slot in 0..<slots {
+            let n = anchorMajor ? slot / cells : slot % head.anchorCount
+            let cell = anchorMajor ? slot % cells : slot / head.anchorCount
+            let row = cell / tensor.width, col = cell % tensor.width
+            let base = n * entries
+            var objectness = buffer[tensor.index(base + 4, row, col)].floatValue
+            if options.rawLogits { objectness = darknetLogistic(objectness) }
+            if !(objectness > threshold) { continue }
+            for e in 0..<entries { values[e] = buffer[tensor.index(base + e, row, col)].floatValue }
+            values[4] = objectness
+            let box: BoundingBox
+            switch head {
+            case .yolo(let yolo):
+                if options.rawLogits { activateYOLO(&values, head: yolo) }
+                if options.normalizedConfidence { normalizeYOLOScores(&values, raw: options.rawLogits) }
+                box = yoloBox(values, head: yolo, anchor: yolo.mask[n], col: col, row: row,
+                              gridW: gridW, gridH: gridH, networkWidth: networkWidth, networkHeight: networkHeight)
+            case .region(let region):
+                if options.rawLogits { activateRegion(&values, head: region) }
+                if options.normalizedConfidence && !region.softmax {
+                    normalizeYOLOScores(&values, raw: options.rawLogits)
                 }
+                box = BoundingBox(
+                    x: (Float(col) + values[0]) / gridW,
+                    y: (Float(row) + values[1]) / gridH,
+                    width: Float(doubleExp(Double(values[2])) * Double(region.anchors[2 * n]) / Double(tensor.width)),
+                    height: Float(doubleExp(Double(values[3])) * Double(region.anchors[2 * n + 1]) / Double(tensor.height)))
             }
+            var probabilities = [Float](repeating: 0, count: classes)
+            for j in 0..<classes {
+                let probability = objectness * values[5 + j]
+                probabilities[j] = probability > threshold ? probability : 0
+            }
+            candidates.append(Candidate(box: box, objectness: objectness, probabilities: probabilities))
         }
         return candidates
     }
