@@ -80,14 +80,20 @@ extension YOLODecoder {
             let box: BoundingBox
             switch head {
             case .yolo(let yolo):
-                if options.rawLogits { activateYOLO(&values, head: yolo) }
+                // Normalising replaces the class activation: softmax of the logits.
                 if options.normalizedConfidence { normalizeYOLOScores(&values, raw: options.rawLogits) }
+                if options.rawLogits { activateYOLO(&values, head: yolo, classes: !options.normalizedConfidence) }
                 box = yoloBox(values, head: yolo, anchor: yolo.mask[n], col: col, row: row,
                               gridW: gridW, gridH: gridH, networkWidth: networkWidth, networkHeight: networkHeight)
             case .region(let region):
-                if options.rawLogits { activateRegion(&values, head: region) }
                 if options.normalizedConfidence && !region.softmax {
                     normalizeYOLOScores(&values, raw: options.rawLogits)
+                    if options.rawLogits {
+                        values[0] = darknetLogistic(values[0])
+                        values[1] = darknetLogistic(values[1])
+                    }
+                } else if options.rawLogits {
+                    activateRegion(&values, head: region)
                 }
                 box = BoundingBox(
                     x: (Float(col) + values[0]) / gridW,
@@ -122,14 +128,15 @@ extension YOLODecoder {
     /// forward_yolo_layer on one slot's raw values (objectness already done): logistic on x, y
     /// and classes (and w, h for `newCoords`), then darknet's `scal_add_cpu` on x and y:
     /// `x = x·scale + beta` in Float with `beta = (float)(-0.5·(scale − 1))`.
-    static func activateYOLO(_ values: inout [Float], head: YOLOHead) {
+    /// `classes: false` leaves the class scores alone.
+    static func activateYOLO(_ values: inout [Float], head: YOLOHead, classes: Bool = true) {
         values[0] = darknetLogistic(values[0])
         values[1] = darknetLogistic(values[1])
         if head.newCoords {
             values[2] = darknetLogistic(values[2])
             values[3] = darknetLogistic(values[3])
         }
-        for j in 5..<values.count { values[j] = darknetLogistic(values[j]) }
+        if classes { for j in 5..<values.count { values[j] = darknetLogistic(values[j]) } }
         let scale = head.scaleXY
         let beta = Float(-0.5 * (Double(scale) - 1))
         values[0] = values[0] * scale + beta
