@@ -63,8 +63,15 @@ extension YOLODecoder {
         var candidates: [Candidate] = []
         // darknet's orders: get_yolo_detections walks cells, then anchors; get_region_detections
         // fills dets[n·w·h + cell], anchors outermost.
-        let cells = tensor.width * tensor.height
-        let slots = cells * head.anchorCount
+        // Zero strides can describe a grid larger than the buffer: check the products.
+        let cellProduct = tensor.width.multipliedReportingOverflow(by: tensor.height)
+        let slotProduct = cellProduct.partialValue.multipliedReportingOverflow(by: head.anchorCount)
+        if cellProduct.overflow || slotProduct.overflow {
+            throw .head(.shapeTooLarge(gridWidth: tensor.width, gridHeight: tensor.height,
+                                       maskCount: head.anchorCount, classes: classes))
+        }
+        let cells = cellProduct.partialValue
+        let slots = slotProduct.partialValue
         let anchorMajor: Bool
         if case .region = head { anchorMajor = true } else { anchorMajor = false }
         for slot in 0..<slots {

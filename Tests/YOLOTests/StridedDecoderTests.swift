@@ -228,6 +228,9 @@ final class StridedDecoderTests: XCTestCase {
             try YOLODecoder.decode(values, tensor: .nchw(channels: 16, height: 2, width: 3), head: .yolo(head),
                                    networkWidth: 0, networkHeight: 32, threshold: 0.4)
         }, .head(.nonPositiveNetworkSize(width: 0, height: 32)))
+        // Zero strides (one broadcast value) on a grid whose cell count overflows Int: an error, not a trap.
+        XCTAssertEqual(error { try decode(values, TensorDescriptor(channels: 16, height: .max, width: 2, channelStride: 0, rowStride: 0, columnStride: 0)) },
+                       .head(.shapeTooLarge(gridWidth: 2, gridHeight: .max, maskCount: 2, classes: 3)))
         XCTAssertFalse(DecodeError.channelMismatch(expected: 16, actual: 15).description.isEmpty)
     }
 }
