@@ -13,15 +13,17 @@ final class YOLODecodeOnDogTests: XCTestCase {
     func testStridedDecodeOfEngineOutputsMatchesDarknet() throws {
         let golden = try JSONDecoder().decode(DetectionGolden.self,
                                               from: Data(contentsOf: try TestData.fixture("yolov3-tiny-dog.json")))
-        let detector = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"))
+        let cfg = try TestData.cfg("yolov3-tiny"), weights = try TestData.path("yolov3-tiny.weights")
+        let network = try Network(cfg: cfg, weights: weights)
+        let detector = try Detector(cfg: cfg, weights: weights)   // for its letterbox, `prepare`
         let image = try Image(contentsOf: try TestData.path("data/dog.jpg"))
-        let net = detector.network.model.net
-        let outputs = try detector.network.forward(detector.prepare(image).data)
+        let net = network.model.net
+        let outputs = try network.forward(detector.prepare(image).data)
 
         var nchwCandidates: [Candidate] = [], nhwcCandidates: [Candidate] = [], darknetEntryPoint: [Candidate] = []
         var heads = 0
         for output in outputs {
-            guard case .yolo(let yolo) = detector.network.model.layers[output.layer].kind else { continue }
+            guard case .yolo(let yolo) = network.model.layers[output.layer].kind else { continue }
             heads += 1
             let (c, h, w) = (output.shape.channels, output.shape.height, output.shape.width)
             XCTAssertEqual(c, 255, "3 anchors x (5 + 80 classes)")
