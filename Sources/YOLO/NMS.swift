@@ -121,7 +121,7 @@ public enum NMS {
     }
 
     /// The largest probability (first wins ties; NaN never wins), or 0 for an empty list.
-    private static func bestScore(_ probabilities: [Float]) -> Float {
+    static func bestScore(_ probabilities: [Float]) -> Float {
         guard var best = probabilities.first else { return 0 }
         for p in probabilities.dropFirst() where p > best || best.isNaN { best = p }
         return best
@@ -130,7 +130,7 @@ public enum NMS {
     /// darknet's loop that moves `objectness == 0` detections to the end:
     /// `for(i = 0; i <= k; ++i) if(dets[i].objectness == 0) { swap(dets[i], dets[k]); --k; --i; }`
     /// Returns the first k + 1 entries in the order the swaps leave them.
-    private static func removingZeroObjectness(_ candidates: [Candidate]) -> [Candidate] {
+    static func removingZeroObjectness(_ candidates: [Candidate]) -> [Candidate] {
         var items = candidates
         var last = items.count - 1
         var i = 0

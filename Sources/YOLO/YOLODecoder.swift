@@ -32,7 +32,9 @@ public enum YOLODecoder {
     /// - cells are visited row-major, and within a cell the anchors in mask order;
     /// - a cell/anchor with objectness `<= threshold` (or NaN) is skipped;
     /// - box = ((col + x)/gridW, (row + y)/gridH, exp(w)·anchorW/netW, exp(h)·anchorH/netH), the
-    ///   first two in Float, the last two in double rounded to Float, as darknet's C does;
+    ///   first two in Float, the last two in double rounded to Float, as darknet's C does
+    ///   (a head with `scaleXY != 1` or `newCoords` is decoded by
+    ///   `decode(_:tensor:head:networkWidth:networkHeight:threshold:options:)`, post-activation);
     /// - probabilities[j] = objectness × score[j] (Float), kept if `> threshold`, else 0.
     /// Throws `YOLOError` when the head is malformed, a size is not positive, or the buffer
     /// size does not match the shape.
@@ -45,6 +47,19 @@ public enum YOLODecoder {
             throw .nonPositiveNetworkSize(width: networkWidth, height: networkHeight)
         }
         try checkCount(expected: expected, actual: output.count, gridWidth, gridHeight, head)
+        if head.scaleXY != 1 || head.newCoords {
+            // AlexeyAB's heads: the general decoder (same darknet arithmetic, post-activation).
+            let tensor = TensorDescriptor.nchw(channels: head.mask.count * head.entriesPerAnchor,
+                                               height: gridHeight, width: gridWidth)
+            do {
+                return try decode(output, tensor: tensor, head: .yolo(head), networkWidth: networkWidth,
+                                  networkHeight: networkHeight, threshold: threshold)
+            } catch {
+                if case .head(let headError) = error { throw headError }
+                throw .outputSizeMismatch(expected: expected, actual: output.count, gridWidth: gridWidth,
+                                          gridHeight: gridHeight, maskCount: head.mask.count, classes: head.classes)
+            }
+        }
 
         let plane = gridWidth * gridHeight
         let block = plane * head.entriesPerAnchor

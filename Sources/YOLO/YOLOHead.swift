@@ -10,11 +10,26 @@ public struct YOLOHead: Sendable, Hashable {
     public var mask: [Int]
     /// Number of class scores per anchor.
     public var classes: Int
+    /// AlexeyAB's `scale_x_y` (1 = plain YOLOv3): forward_yolo_layer maps x and y to
+    /// `x·scale − (scale − 1)/2` after the logistic, so centres can reach the cell edges.
+    public var scaleXY: Float = 1
+    /// AlexeyAB's `new_coords=1` (yolov4-csp, -p5, -p6): the preceding convolution already
+    /// applies the logistic to every entry, the layer applies none, and
+    /// `w = (2·tw)²·anchorW / netW` (darknet writes `tw·tw·4·anchor/w`) instead of `exp(tw)·anchorW / netW`.
+    public var newCoords: Bool = false
 
     public init(anchors: [Float], mask: [Int], classes: Int) {
         self.anchors = anchors
         self.mask = mask
         self.classes = classes
+    }
+
+    public init(anchors: [Float], mask: [Int], classes: Int, scaleXY: Float, newCoords: Bool) {
+        self.anchors = anchors
+        self.mask = mask
+        self.classes = classes
+        self.scaleXY = scaleXY
+        self.newCoords = newCoords
     }
 
     /// Floats per anchor and cell: x, y, w, h, objectness, then `classes` scores.

@@ -78,7 +78,7 @@ struct Detect: ParsableCommand {
         var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, width: size, height: size, threads: threads)
         if nms == 0 { options.nmsMode = .none }
         let detector = try Detector(cfg: cfg, weights: weights, options: options)
-        try report(detector.network.model.warnings, strict: strict)
+        try report(detector.model.warnings, strict: strict)
         let classNames = try loadNames(classes: detector.classCount)
         let outputs = try AnnotationOutputs(path: output, images: images, force: force)
         for path in images {
@@ -114,15 +114,5 @@ struct Detect: ParsableCommand {
             return try ClassNames.load(contentsOf: found)
         }
         return (0..<classes).map(String.init)
-    }
-}
-
-extension Detector {
-    /// Classes of the first `[yolo]` layer (what the names file must cover).
-    var classCount: Int {
-        for layer in network.model.layers {
-            if case .yolo(let yolo) = layer.kind { return yolo.head.classes }
-        }
-        return 0
     }
 }

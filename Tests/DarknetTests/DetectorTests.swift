@@ -72,8 +72,35 @@ final class DetectorTests: XCTestCase {
 
         options = DetectorOptions(width: 320, height: 320, mapping: .stretch)
         let stretch = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"), options: options)
-        XCTAssertEqual(stretch.network.model.net.width, 320)
+        XCTAssertEqual(stretch.model.net.width, 320)
         XCTAssertEqual(stretch.prepare(image).width, 320)
         XCTAssertEqual(stretch.prepare(image).height, 320)
+    }
+
+    /// One detector shared by several threads gives each thread the serial answer.
+    func testSharedDetectorAcrossThreads() throws {
+        let detector = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"),
+                                    options: DetectorOptions(width: 224, height: 224))
+        let images = try ["dog", "eagle", "horses", "person"].map { try Image(contentsOf: try TestData.path("data/\($0).jpg")) }
+        let serial = try images.map { try detector.detect(in: $0) }
+        let results = ResultBox(count: images.count * 3)
+        DispatchQueue.concurrentPerform(iterations: images.count * 3) { i in
+            results.set(i, Result { try detector.detect(in: images[i % images.count]) })
+        }
+        for i in 0..<(images.count * 3) {
+            XCTAssertEqual(try results.get(i).get(), serial[i % images.count], "call \(i)")
+        }
+    }
+}
+
+/// Collects results written from several threads.
+final class ResultBox: @unchecked Sendable {
+    private var values: [Result<[Detection], Error>?]
+    private let lock = NSLock()
+    init(count: Int) { values = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ value: Result<[Detection], Error>) { lock.lock(); values[i] = value; lock.unlock() }
+    func get(_ i: Int) -> Result<[Detection], Error> {
+        lock.lock(); defer { lock.unlock() }
+        return values[i] ?? .failure(CocoaError(.featureUnsupported))
     }
 }

@@ -104,4 +104,67 @@ final class DarknetOracleTests: XCTestCase {
             }
         }
     }
+
+    /// The strided API on darknet's [yolo] layer: post-activation NCHW equals the darknet entry
+    /// point; raw logits (darknet's layer INPUT) give darknet's get_network_boxes too.
+    func testStridedDecodeOfRawAndActivatedMatchesGetNetworkBoxes() throws {
+        let grid = DarknetOracleData.yoloGrid
+        let head = YOLOHead(anchors: DarknetOracleData.yoloAnchors, mask: DarknetOracleData.yoloMask,
+                            classes: DarknetOracleData.yoloClasses)
+        let tensor = TensorDescriptor.nchw(channels: head.mask.count * head.entriesPerAnchor, height: grid.height, width: grid.width)
+        for (values, raw) in [(DarknetOracleData.yoloActivated, false), (DarknetOracleData.yoloRaw, true)] {
+            for test in DarknetOracleData.yoloDetections {
+                var candidates = try YOLODecoder.decode(
+                    values, tensor: tensor, head: .yolo(head), networkWidth: grid.networkWidth, networkHeight: grid.networkHeight,
+                    threshold: DarknetOracleData.yoloThreshold, options: DecodeOptions(rawLogits: raw))
+                correctBoxes(&candidates, imageWidth: test.imageWidth, imageHeight: test.imageHeight,
+                             networkWidth: grid.networkWidth, networkHeight: grid.networkHeight, mapping: .letterbox)
+                XCTAssertEqual(candidates.count, test.rows.count, "raw \(raw)")
+                for (candidate, row) in zip(candidates, test.rows) {
+                    assertBox(candidate.box, box(row), "raw \(raw) image \(test.imageWidth)x\(test.imageHeight)")
+                    XCTAssertEqual(candidate.objectness, row[4])
+                    XCTAssertEqual(candidate.probabilities, Array(row[5...]))
+                }
+            }
+        }
+    }
+
+    /// darknet's [region] layer (YOLOv2): forward_region_layer + get_region_detections +
+    /// correct_region_boxes, from the raw layer input and from darknet's activated output.
+    /// darknet returns every slot, objectness 0 below the threshold; we return only the others,
+    /// in the same (anchor-major) order. Boxes: x, y exact, w, h within 4 ulps (double exp,
+    /// then the -Ofast reciprocal in correct_region_boxes, see LetterboxGeometry.correct).
+    /// Probabilities: exact from darknet's activated output; from raw logits within 2 ulps,
+    /// because our softmax follows blas.c's C source (sequential Float sum), while -Ofast may
+    /// reassociate that sum.
+    func testRegionDecodeMatchesGetRegionDetections() throws {
+        let grid = DarknetOracleData.yoloGrid
+        let head = RegionHead(anchors: DarknetOracleData.regionAnchors, classes: DarknetOracleData.yoloClasses)
+        let tensor = TensorDescriptor.nchw(channels: 2 * 8, height: grid.height, width: grid.width)
+        for (values, raw) in [(DarknetOracleData.regionActivated, false), (DarknetOracleData.regionRaw, true)] {
+            for test in DarknetOracleData.regionDetections {
+                var candidates = try YOLODecoder.decode(
+                    values, tensor: tensor, head: .region(head), networkWidth: grid.networkWidth, networkHeight: grid.networkHeight,
+                    threshold: DarknetOracleData.regionThreshold, options: DecodeOptions(rawLogits: raw))
+                correctBoxes(&candidates, imageWidth: test.imageWidth, imageHeight: test.imageHeight,
+                             networkWidth: grid.networkWidth, networkHeight: grid.networkHeight, mapping: .letterbox)
+                let rows = test.rows.filter { $0[4] != 0 }
+                XCTAssertGreaterThan(rows.count, 3)
+                XCTAssertLessThan(rows.count, test.rows.count, "some slots are below the threshold")
+                XCTAssertEqual(candidates.count, rows.count, "raw \(raw)")
+                for (candidate, row) in zip(candidates, rows) {
+                    assertBox(candidate.box, box(row), "raw \(raw) image \(test.imageWidth)x\(test.imageHeight)")
+                    XCTAssertEqual(candidate.objectness, row[4])
+                    for (mine, darknet) in zip(candidate.probabilities, row[5...]) {
+                        if raw {
+                            XCTAssertLessThanOrEqual(ulps(mine, darknet), 2, "\(mine) vs \(darknet)")
+                            XCTAssertEqual(mine == 0, darknet == 0)
+                        } else {
+                            XCTAssertEqual(mine, darknet)
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

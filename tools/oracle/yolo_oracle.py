@@ -15,6 +15,11 @@ seed, same library, same output. What is exercised:
   pixel, so the yolo layer sees a 3x2 grid of the values we choose) -> [yolo] mask=2,0
   anchors=3,2, 5,4, 10,7 classes=3; network_predict applies darknet's logistic, and
   get_network_boxes decodes + corrects the boxes for several image sizes.
+  a whole YOLOv2 [region] layer, the same way: [maxpool] -> [region] anchors (grid units)
+  num=2 classes=3 softmax=1; forward_region_layer applies logistic to x, y, objectness and
+  softmax to the classes, get_network_boxes decodes (get_region_detections) and corrects.
+  (The region section comes last so that the random draws of the sections above, and so their
+  data, stay as they were.)
 """
 import ctypes as C
 import os
@@ -241,6 +246,74 @@ emit("    static let yoloDetections: [(imageWidth: Int, imageHeight: Int, rows: 
 for w, h in [(NW, NH), (640, 360), (300, 500), (97, 211)]:
     num = C.c_int(0)
     dets = dn.get_network_boxes(net, w, h, THRESH, 0.5, None, 1, C.byref(num))
+    emit("        (imageWidth: %d, imageHeight: %d, rows: [" % (w, h))
+    for i in range(num.value):
+        d = dets[i]
+        emit("            " + row([d.bbox.x, d.bbox.y, d.bbox.w, d.bbox.h, d.objectness]
+                                   + [d.prob[k] for k in range(CLASSES)]) + ",")
+    emit("        ]),")
+    dn.free_detections(dets, num.value)
+emit("    ]")
+
+
+# ---- a whole [region] layer --------------------------------------------------------------
+def load_quietly(cfg_text):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "net.cfg")
+        with open(path, "w") as f:
+            f.write(cfg_text)
+        saved = os.dup(2)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+        network = dn.load_network(path.encode(), None, 0)
+        os.dup2(saved, 2)
+    dn.set_batch_network(network, 1)
+    return network
+
+
+R_ANCHORS = [0.5, 0.75, 1.5, 1.25]
+R_NUM = len(R_ANCHORS) // 2
+R_CHANNELS = R_NUM * (5 + CLASSES)
+R_THRESH = 0.25
+rcfg = """[net]
+batch=1
+width=%d
+height=%d
+channels=%d
+
+[maxpool]
+size=1
+stride=4
+
+[region]
+anchors=%s
+classes=%d
+num=%d
+coords=4
+softmax=1
+""" % (NW, NH, R_CHANNELS, ",".join(map(str, R_ANCHORS)), CLASSES, R_NUM)
+rraw = [f32(rng.uniform(-3, 3)) for _ in range(R_CHANNELS * GH * GW)]
+rnet = load_quietly(rcfg)
+rimage = (C.c_float * (R_CHANNELS * NH * NW))()
+for c in range(R_CHANNELS):
+    for r in range(GH):
+        for col in range(GW):
+            rimage[(c * NH + 4 * r) * NW + 4 * col] = rraw[(c * GH + r) * GW + col]
+ractivated_ptr = dn.network_predict(rnet, rimage)
+ractivated = [ractivated_ptr[i] for i in range(R_CHANNELS * GH * GW)]
+emit("")
+emit("    /// A [region] layer run by darknet: grid %dx%d, network %dx%d, anchors %s (grid units), classes %d, softmax=1." % (GW, GH, NW, NH, R_ANCHORS, CLASSES))
+emit("    /// `regionRaw` is the layer input (CHW), `regionActivated` darknet's forward_region_layer output.")
+emit("    static let regionAnchors: [Float] = %s" % row(R_ANCHORS))
+emit("    static let regionThreshold: Float = %s" % lit(R_THRESH))
+emit("    static let regionRaw: [Float] = %s" % row(rraw))
+emit("    static let regionActivated: [Float] = %s" % row(ractivated))
+emit("    /// get_network_boxes(thresh=%s, relative=1) per image size: every slot in darknet's order" % lit(R_THRESH))
+emit("    /// (dets[n * w * h + cell]: anchor-major, then cells row-major), rows [x, y, w, h, objectness, p0...];")
+emit("    /// objectness 0 where it was not above the threshold.")
+emit("    static let regionDetections: [(imageWidth: Int, imageHeight: Int, rows: [[Float]])] = [")
+for w, h in [(NW, NH), (640, 360), (97, 211)]:
+    num = C.c_int(0)
+    dets = dn.get_network_boxes(rnet, w, h, R_THRESH, 0.5, None, 1, C.byref(num))
     emit("        (imageWidth: %d, imageHeight: %d, rows: [" % (w, h))
     for i in range(num.value):
         d = dets[i]

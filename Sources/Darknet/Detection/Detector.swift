@@ -1,3 +1,4 @@
+import Foundation
 import Imaging
 import YOLO
 
@@ -6,21 +7,45 @@ import YOLO
 /// letterbox (`correct_yolo_boxes`), NMS (`do_nms_sort`, 0.45), keep each (box, class) whose
 /// probability exceeds the threshold (`draw_detections`).
 ///
-/// Not thread-safe (it owns one `Network`'s buffers): use one detector per thread.
-public final class Detector {
-    public let network: Network
-    public var options: DetectorOptions
+/// Thread-safe: one detector may be shared by many threads. The weights are loaded once
+/// and shared; each concurrent `detect` call borrows its own activation buffers (a
+/// ``Network``) from a small pool, so calls run in parallel and give the same answers as
+/// serial calls.
+public final class Detector: @unchecked Sendable {
+    /// The parsed cfg with every layer's shapes.
+    public let model: ModelDescription
+    public let options: DetectorOptions
+    /// Folded convolution parameters, shared (read-only) by every pooled network.
+    private let weights: [Int: ConvolutionWeights]
+    private let lock = NSLock()
+    private var idle: [Network]
 
-    public init(network: Network, options: DetectorOptions = .init()) {
-        self.network = network
+    public init(model: ModelDescription, weights: [Int: ConvolutionWeights], options: DetectorOptions = .init()) throws {
+        self.model = model
+        self.weights = weights
         self.options = options
+        self.idle = [try Network(model: model, weights: weights)]
         if let threads = options.threads { GEMM.threads = threads }
     }
 
+    /// Loads a cfg and its weights; `options.width`/`height` override `[net]`'s input size.
     public convenience init(cfg: String, weights: String, options: DetectorOptions = .init()) throws {
         let width = options.width ?? options.height
         let height = options.height ?? options.width
-        try self.init(network: Network(cfg: cfg, weights: weights, width: width, height: height), options: options)
+        let model = try ModelDescription(contentsOf: cfg, width: width, height: height)
+        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model), options: options)
+    }
+
+    public convenience init(cfg: URL, weights: URL, options: DetectorOptions = .init()) throws {
+        try self.init(cfg: cfg.path, weights: weights.path, options: options)
+    }
+
+    /// Classes of the first `[yolo]` layer (what a names file must cover); 0 without one.
+    public var classCount: Int {
+        for layer in model.layers {
+            if case .yolo(let yolo) = layer.kind { return yolo.head.classes }
+        }
+        return 0
     }
 
     /// Detections in `image` (its pixel coordinates via `Detection.pixelBox`).
@@ -32,10 +57,10 @@ public final class Detector {
     /// darknet's `detection` list after NMS: boxes with every class probability.
     public func candidates(in image: Image) throws -> [Candidate] {
         let input = prepare(image)
-        let outputs = try network.forward(input.data)
+        let outputs = try withNetwork { try $0.forward(input.data) }
         var candidates = try decode(outputs)
         correctBoxes(&candidates, imageWidth: image.width, imageHeight: image.height,
-                     networkWidth: network.model.net.width, networkHeight: network.model.net.height,
+                     networkWidth: model.net.width, networkHeight: model.net.height,
                      mapping: options.mapping)
         switch options.nmsMode {
         case .perClass: return NMS.perClass(candidates, iouThreshold: options.nmsThreshold)
@@ -46,7 +71,7 @@ public final class Detector {
 
     /// The network input for `image`: letterboxed or stretched to `[net]`'s size, RGB CHW in [0, 1].
     public func prepare(_ image: Image) -> Image {
-        let net = network.model.net
+        let net = model.net
         var rgb = image
         if rgb.channels != net.channels { rgb = rgb.withChannels(net.channels) }
         switch options.mapping {
@@ -55,15 +80,29 @@ public final class Detector {
         }
     }
 
+    /// Runs `body` with a network no other thread is using, then returns it to the pool.
+    private func withNetwork<T>(_ body: (Network) throws -> T) throws -> T {
+        lock.lock()
+        let pooled = idle.popLast()
+        lock.unlock()
+        let network = try pooled ?? Network(model: model, weights: weights)
+        defer {
+            lock.lock()
+            idle.append(network)
+            lock.unlock()
+        }
+        return try body(network)
+    }
+
     /// Candidates of every `[yolo]` output, in layer order (darknet's `fill_network_boxes`).
     func decode(_ outputs: [Network.LayerOutput]) throws -> [Candidate] {
         var candidates: [Candidate] = []
         for output in outputs {
-            guard case .yolo(let yolo) = network.model.layers[output.layer].kind else { continue }
+            guard case .yolo(let yolo) = model.layers[output.layer].kind else { continue }
             try output.values.withUnsafeBufferPointer { values in
                 candidates += try YOLODecoder.decode(values, gridWidth: output.shape.width, gridHeight: output.shape.height,
-                                                     head: yolo.head, networkWidth: network.model.net.width,
-                                                     networkHeight: network.model.net.height, threshold: options.threshold)
+                                                     head: yolo.head, networkWidth: model.net.width,
+                                                     networkHeight: model.net.height, threshold: options.threshold)
             }
         }
         return candidates
