@@ -96,6 +96,7 @@ class Peers:
         self.swift_has_benchmark = self.probe_benchmark()
         self.opencv_version = None
         self.blas = None
+        self.swift_commit = args.commit
 
     def probe_benchmark(self):
         try:
@@ -114,7 +115,9 @@ class Peers:
                        "--format", "json", "--warmup", "1", "--runs", str(n)]
                 stdout, _, _, _ = run(cmd, self.workdir)
                 report = json.loads(stdout)
-                self.blas = report.get("machine", {}).get("blas", self.blas)
+                machine = report.get("machine", {})
+                self.blas = machine.get("blas", self.blas)
+                self.swift_commit = machine.get("commit", self.swift_commit)
                 return [float(report["endToEndMedianMs"])]
             # Fallback while `benchmark` is missing: detect's per-image time (letterbox +
             # forward + decode + NMS), first image unmeasured.
@@ -191,9 +194,9 @@ def report(args, peers, results, started, load_before, load_after):
     lines.append(f"Measured {started:%Y-%m-%d} on {cpu_model()} ({os.cpu_count()} cores, "
                  f"{platform.system()} {platform.machine()}), input {args.size}×{args.size}, "
                  f"photo `{os.path.basename(args.image)}`, "
-                 f"{args.forwards} measured forward passes per process after 1 warm-up.")
+                 f"{args.forwards} measured forward pass{'es' if args.forwards > 1 else ''} per process after 1 warm-up.")
     lines.append("")
-    lines.append(f"- darknet-swift {args.swift_version} at commit `{args.commit}`"
+    lines.append(f"- darknet-swift {args.swift_version} at commit `{peers.swift_commit}`"
                  + (f", {peers.blas}" if peers.blas else "") + f", {threads} threads")
     lines.append(f"- darknet: Debian package {args.darknet_version} (pjreddie's C code, single-threaded: "
                  "this build has no OpenMP and no BLAS)")
@@ -232,13 +235,28 @@ def report(args, peers, results, started, load_before, load_after):
     lines.append("Notes: darknet-swift and darknet letterbox the photo; OpenCV has no letterbox, "
                  "so its blob is `blobFromImage(img, 1/255, (size, size), swapRB=True)` (a plain "
                  "resize: same tensor shape, same forward cost). The forward clock covers only the "
-                 "network: darknet-swift's `benchmark` end-to-end pass (on its own input, not the photo), darknet's "
-                 "`network_predict`, OpenCV's `net.forward(<all YOLO outputs>)`. "
+                 "network: " + ("darknet-swift's `benchmark` plain end-to-end pass (on its own input, not the "
+                                "photo), " if peers.swift_has_benchmark else
+                                "darknet-swift's `detect` time per image (NOT forward only: it adds letterbox, "
+                                "decode and NMS, because this build has no `benchmark`), ") +
+                 "darknet's `network_predict`, OpenCV's `net.forward(<all YOLO outputs>)`. "
                  "The whole-process runs include each program's own extras: darknet draws and "
                  "saves the annotated photo; the OpenCV process starts a Python interpreter and "
                  "imports cv2; darknet-swift decodes the boxes and prints JSON. "
-                 f"Synthetic yolov3 weights: {args.synthetic_note}.")
+                 f"Synthetic yolov3 weights: {synthetic_note(args.synthetic_info)}.")
     return "\n".join(lines)
+
+
+def synthetic_note(info):
+    if not info:
+        return "not used"
+    try:
+        w = json.loads(info)
+        return (f"spec v{w['specVersion']}, seed {w['seed']}, {w['bytes'] / 1e6:.0f} MB, FNV-1a 64 "
+                f"`{w['fnv1a64']}`, written by `tools/oracle/darknet-oracle.c synth-weights` "
+                "(the same bytes as darknet-swift's own synthetic weights)")
+    except (ValueError, KeyError):
+        return info
 
 
 def load_average():
@@ -263,7 +281,8 @@ def main():
     parser.add_argument("--size", type=int, default=416)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--forwards", type=int, default=3)
-    parser.add_argument("--synthetic-note", default="none")
+    parser.add_argument("--synthetic-info", default="",
+                        help="the JSON line of darknet-oracle synth-weights")
     parser.add_argument("--model", action="append", default=[],
                         help="LABEL|CFG|WEIGHTS|ROUNDS (repeat)")
     args = parser.parse_args()
