@@ -107,7 +107,7 @@ class Peers:
 
     # ---- forward processes: list of measured forward times (ms) ----
 
-    def forward(self, peer, cfg, weights):
+    def forward(self, peer, cfg, weights, thresh):
         a, size, threads, n = self.args, str(self.args.size), str(self.args.threads), self.args.forwards
         if peer == "darknet-swift":
             if self.swift_has_benchmark:
@@ -122,10 +122,10 @@ class Peers:
             # Fallback while `benchmark` is missing: detect's per-image time (letterbox +
             # forward + decode + NMS), first image unmeasured.
             cmd = [a.swift, "detect", cfg, weights] + [a.image] * (n + 1) + \
-                  ["--size", size, "--threads", threads, "--names", a.names]
+                  ["--size", size, "--threads", threads, "--names", a.names, "--thresh", thresh]
             times = parse_predicted(run(cmd, self.workdir)[0])
         elif peer == "darknet":
-            cmd = [a.darknet, "detector", "test", self.data_file, cfg, weights, "-out",
+            cmd = [a.darknet, "detector", "test", self.data_file, cfg, weights, "-thresh", thresh, "-out",
                    os.path.join(self.workdir, "darknet-prediction")]
             times = parse_predicted(run(cmd, self.workdir, (a.image + "\n") * (n + 1))[0])
         else:
@@ -139,13 +139,13 @@ class Peers:
 
     # ---- whole processes: (wall seconds, peak RSS KiB) ----
 
-    def whole(self, peer, cfg, weights):
+    def whole(self, peer, cfg, weights, thresh):
         a, size, threads = self.args, str(self.args.size), str(self.args.threads)
         if peer == "darknet-swift":
             cmd = [a.swift, "detect", cfg, weights, a.image, "--size", size, "--threads", threads,
-                   "--names", a.names, "--format", "json"]
+                   "--names", a.names, "--thresh", thresh, "--format", "json"]
         elif peer == "darknet":
-            cmd = [a.darknet, "detect", cfg, weights, a.image, "-out",
+            cmd = [a.darknet, "detect", cfg, weights, a.image, "-thresh", thresh, "-out",
                    os.path.join(self.workdir, "darknet-prediction")]
         else:
             cmd = [a.opencv_python, a.opencv_script, cfg, weights, a.image, size, threads, "0", "1"]
@@ -153,17 +153,17 @@ class Peers:
         return wall, rss
 
 
-def bench_model(peers, label, cfg_source, weights, rounds):
+def bench_model(peers, label, cfg_source, weights, rounds, thresh):
     cfg = os.path.join(peers.workdir, os.path.basename(cfg_source).replace(".cfg", f"-{peers.args.size}.cfg"))
     write_cfg(cfg_source, cfg, peers.args.size)
     forward = {p: [] for p in PEERS}
     whole = {p: [] for p in PEERS}
     for r in range(1, rounds + 1):
         for peer in PEERS:
-            times = peers.forward(peer, cfg, weights)
+            times = peers.forward(peer, cfg, weights, thresh)
             forward[peer].append(statistics.median(times))
         for peer in PEERS:
-            whole[peer].append(peers.whole(peer, cfg, weights))
+            whole[peer].append(peers.whole(peer, cfg, weights, thresh))
         log(f"{label} round {r}/{rounds}: forward ms " +
             ", ".join(f"{p} {forward[p][-1]:.1f}" for p in PEERS) + "; process s " +
             ", ".join(f"{p} {whole[p][-1][0]:.2f}" for p in PEERS))
@@ -202,7 +202,10 @@ def report(args, peers, results, started, load_before, load_after):
                  "this build has no OpenMP and no BLAS)")
     lines.append(f"- OpenCV DNN {peers.opencv_version or 'unknown'} (opencv-python-headless, CPU backend, "
                  f"Winograd on, `cv2.setNumThreads({threads})`), Python {platform.python_version()}")
-    lines.append(f"- load average before/after: {load_before} / {load_after}")
+    busy = " (**the machine was busy: other processes competed for the cores, rerun when idle**)" \
+        if max(load_before[0], load_after[0]) > 0.5 else ""
+    lines.append(f"- load average (1, 5, 15 min) before/after: {fmt_load(load_before)} / "
+                 f"{fmt_load(load_after)}{busy}")
     lines.append("")
     swift_forward = "benchmark `endToEndMedianMs`" if peers.swift_has_benchmark else \
         "**`detect` fallback (letterbox + forward + decode + NMS), `benchmark` missing**"
@@ -242,7 +245,10 @@ def report(args, peers, results, started, load_before, load_after):
                  "darknet's `network_predict`, OpenCV's `net.forward(<all YOLO outputs>)`. "
                  "The whole-process runs include each program's own extras: darknet draws and "
                  "saves the annotated photo; the OpenCV process starts a Python interpreter and "
-                 "imports cv2; darknet-swift decodes the boxes and prints JSON. "
+                 "imports cv2; darknet-swift decodes the boxes and prints JSON. With synthetic weights "
+                 "darknet-swift and darknet run at threshold 1 (no box passes): the random network "
+                 "output would otherwise send darknet's NMS and drawing through thousands of boxes "
+                 "(minutes per image), which says nothing about inference. "
                  f"Synthetic yolov3 weights: {synthetic_note(args.synthetic_info)}.")
     return "\n".join(lines)
 
@@ -261,9 +267,13 @@ def synthetic_note(info):
 
 def load_average():
     try:
-        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+        return os.getloadavg()
     except OSError:
-        return "unknown"
+        return (0.0, 0.0, 0.0)
+
+
+def fmt_load(load):
+    return " ".join(f"{x:.2f}" for x in load)
 
 
 def main():
@@ -284,20 +294,22 @@ def main():
     parser.add_argument("--synthetic-info", default="",
                         help="the JSON line of darknet-oracle synth-weights")
     parser.add_argument("--model", action="append", default=[],
-                        help="LABEL|CFG|WEIGHTS|ROUNDS (repeat)")
+                        help="LABEL|CFG|WEIGHTS|ROUNDS|THRESH (repeat)")
     args = parser.parse_args()
 
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = load_average()
+    if load_before[0] > 0.5:
+        log(f"warning: load average {fmt_load(load_before)}: other processes compete for the cores")
     peers = Peers(args, args.workdir)
     if not peers.swift_has_benchmark:
         log("darknet-swift has no `benchmark` subcommand: falling back to detect's per-image time")
     results = []
     try:
         for spec in args.model:
-            label, cfg, weights, rounds = spec.split("|")
+            label, cfg, weights, rounds, thresh = spec.split("|")
             log(f"{label}: {rounds} rounds of darknet-swift, darknet, OpenCV")
-            forward, whole = bench_model(peers, label, cfg, weights, int(rounds))
+            forward, whole = bench_model(peers, label, cfg, weights, int(rounds), thresh)
             results.append((label, int(rounds), forward, whole))
     except (RunError, OSError, ValueError, KeyError) as error:
         log(f"error: {error}")
