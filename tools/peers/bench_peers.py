@@ -29,6 +29,7 @@ import tempfile
 import time
 
 PEERS = ["darknet-swift", "darknet", "opencv"]
+BUSY_LIMIT = 0.25
 
 
 def log(message):
@@ -97,6 +98,7 @@ class Peers:
         self.opencv_version = None
         self.blas = None
         self.swift_commit = args.commit
+        self.busy = []  # CPU use by others before each round
 
     def probe_benchmark(self):
         try:
@@ -159,6 +161,10 @@ def bench_model(peers, label, cfg_source, weights, rounds, thresh):
     forward = {p: [] for p in PEERS}
     whole = {p: [] for p in PEERS}
     for r in range(1, rounds + 1):
+        busy = cpu_busy()
+        peers.busy.append(busy)
+        if busy > BUSY_LIMIT:
+            log(f"warning: other processes use {busy:.0%} of the CPU")
         for peer in PEERS:
             times = peers.forward(peer, cfg, weights, thresh)
             forward[peer].append(statistics.median(times))
@@ -188,7 +194,7 @@ def fmt_ms(values):
     return f"{med:.1f} ({min(values):.1f}–{max(values):.1f})"
 
 
-def report(args, peers, results, started, load_before, load_after):
+def report(args, peers, results, started):
     threads = args.threads
     lines = []
     lines.append(f"Measured {started:%Y-%m-%d} on {cpu_model()} ({os.cpu_count()} cores, "
@@ -202,10 +208,10 @@ def report(args, peers, results, started, load_before, load_after):
                  "this build has no OpenMP and no BLAS)")
     lines.append(f"- OpenCV DNN {peers.opencv_version or 'unknown'} (opencv-python-headless, CPU backend, "
                  f"Winograd on, `cv2.setNumThreads({threads})`), Python {platform.python_version()}")
-    busy = " (**the machine was busy: other processes competed for the cores, rerun when idle**)" \
-        if max(load_before[0], load_after[0]) > 0.5 else ""
-    lines.append(f"- load average (1, 5, 15 min) before/after: {fmt_load(load_before)} / "
-                 f"{fmt_load(load_after)}{busy}")
+    busy = " (**other processes competed for the cores: rerun on an idle machine**)" \
+        if max(peers.busy) > BUSY_LIMIT else ""
+    lines.append(f"- CPU use by other processes, sampled for 1 s before each round: median "
+                 f"{statistics.median(peers.busy):.0%}, max {max(peers.busy):.0%}{busy}")
     lines.append("")
     swift_forward = "benchmark `endToEndMedianMs`" if peers.swift_has_benchmark else \
         "**`detect` fallback (letterbox + forward + decode + NMS), `benchmark` missing**"
@@ -265,15 +271,20 @@ def synthetic_note(info):
         return info
 
 
-def load_average():
+def cpu_busy(seconds=1.0):
+    """Fraction of all cores busy during `seconds` while this script runs nothing (from
+    /proc/stat; 0 where it is unavailable)."""
+    def sample():
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+        return fields[3] + fields[4], sum(fields)  # idle + iowait, total
     try:
-        return os.getloadavg()
-    except OSError:
-        return (0.0, 0.0, 0.0)
-
-
-def fmt_load(load):
-    return " ".join(f"{x:.2f}" for x in load)
+        idle0, total0 = sample()
+        time.sleep(seconds)
+        idle1, total1 = sample()
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return 1 - (idle1 - idle0) / max(total1 - total0, 1)
 
 
 def main():
@@ -298,9 +309,6 @@ def main():
     args = parser.parse_args()
 
     started = datetime.datetime.now(datetime.timezone.utc)
-    load_before = load_average()
-    if load_before[0] > 0.5:
-        log(f"warning: load average {fmt_load(load_before)}: other processes compete for the cores")
     peers = Peers(args, args.workdir)
     if not peers.swift_has_benchmark:
         log("darknet-swift has no `benchmark` subcommand: falling back to detect's per-image time")
@@ -314,7 +322,7 @@ def main():
     except (RunError, OSError, ValueError, KeyError) as error:
         log(f"error: {error}")
         return 1
-    print(report(args, peers, results, started, load_before, load_average()))
+    print(report(args, peers, results, started))
     return 0
 
 
