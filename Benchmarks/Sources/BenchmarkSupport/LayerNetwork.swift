@@ -10,9 +10,13 @@ public func syntheticNetwork(cfg: String, name: String, seed: UInt64 = 1) throws
 
 /// `model` with deterministic synthetic weights.
 public func syntheticNetwork(model: ModelDescription, seed: UInt64 = 1) throws -> Network {
+    try Network(model: model, weights: syntheticWeights(model: model, seed: seed))
+}
+
+/// Deterministic synthetic weights for `model`, folded as a real file's are.
+public func syntheticWeights(model: ModelDescription, seed: UInt64 = 1) throws -> [Int: ConvolutionWeights] {
     let bytes = SyntheticWeights.bytes(for: model, seed: seed)
-    let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: model.file, for: model) }
-    return try Network(model: model, weights: weights)
+    return try bytes.withUnsafeBytes { try WeightsReader.read($0, file: model.file, for: model) }
 }
 
 /// A network set up to time one of its layers on a fixed input.
