@@ -64,14 +64,27 @@ public struct Maxpool: Sendable, Hashable {
                         outRow[ox] = checkedMax(plane, height: height, width: width, offset: offset, oy: oy, ox: ox)
                     }
                     let top = plane + (offset + oy * stride) * width + offset
-                    for ox in interiorX {
-                        let window = top + ox * stride
-                        var best = -Float.greatestFiniteMagnitude
-                        for ky in 0..<size {
-                            let row = window + ky * width
-                            for kx in 0..<size where row[kx] > best { best = row[kx] }
+                    if size == 2 {
+                        // yolov3-tiny's 2×2 pools, unrolled: the same four taps in the same order.
+                        for ox in interiorX {
+                            let window = top + ox * stride
+                            var best = -Float.greatestFiniteMagnitude
+                            if window[0] > best { best = window[0] }
+                            if window[1] > best { best = window[1] }
+                            if window[width] > best { best = window[width] }
+                            if window[width + 1] > best { best = window[width + 1] }
+                            outRow[ox] = best
                         }
-                        outRow[ox] = best
+                    } else {
+                        for ox in interiorX {
+                            let window = top + ox * stride
+                            var best = -Float.greatestFiniteMagnitude
+                            for ky in 0..<size {
+                                let row = window + ky * width
+                                for kx in 0..<size where row[kx] > best { best = row[kx] }
+                            }
+                            outRow[ox] = best
+                        }
                     }
                     for ox in interiorX.upperBound..<outWidth {
                         outRow[ox] = checkedMax(plane, height: height, width: width, offset: offset, oy: oy, ox: ox)
