@@ -49,6 +49,9 @@ enum Im2col {
             let target = outRow + firstValid
             if stride == 1 {
                 target.update(from: source, count: runLength)
+            } else if stride == 2 {
+                // yolov3's downsampling layers; a constant stride lets the copy vectorise.
+                for i in 0..<runLength { target[i] = source[2 * i] }
             } else {
                 for i in 0..<runLength { target[i] = source[i * stride] }
             }
