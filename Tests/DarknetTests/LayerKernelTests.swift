@@ -38,6 +38,53 @@ final class MaxpoolTests: XCTestCase {
             XCTAssertEqual(model.layers[0].output, TensorShape(channels: 2, height: 13, width: 13))
         }
     }
+
+    func testFastMatchesReference() {
+        // The interior fast path and channel split against the checked loop, bit for bit, on odd
+        // shapes: strides 1–3, padding 0 to 4 (odd padding puts the extra cell bottom-right),
+        // width 1, windows larger than the image, and a plane big enough to be split across workers.
+        struct Case { var channels, height, width, size, stride, padding: Int }
+        var cases: [Case] = [
+            Case(channels: 3, height: 5, width: 1, size: 2, stride: 2, padding: 1),
+            Case(channels: 2, height: 1, width: 7, size: 3, stride: 1, padding: 2),
+            Case(channels: 2, height: 3, width: 2, size: 5, stride: 1, padding: 4),  // window larger than image
+            Case(channels: 64, height: 52, width: 52, size: 2, stride: 2, padding: 1),
+            Case(channels: 32, height: 13, width: 13, size: 2, stride: 1, padding: 1),
+            Case(channels: 4, height: 13, width: 13, size: 13, stride: 1, padding: 12),
+        ]
+        for size in 1...4 {
+            for stride in 1...3 {
+                for padding in 0...4 where 9 + padding >= size {
+                    cases.append(Case(channels: 2, height: 9, width: 8, size: size, stride: stride, padding: padding))
+                }
+            }
+        }
+        var generator = SplitMix64(state: 11)
+        for threads in [1, 2] {
+            let saved = GEMM.threads
+            GEMM.threads = threads
+            defer { GEMM.threads = saved }
+            for c in cases {
+                let pool = Maxpool(size: c.size, stride: c.stride, padding: c.padding)
+                let inputShape = TensorShape(channels: c.channels, height: c.height, width: c.width)
+                guard let outputShape = pool.outputShape(input: inputShape) else { XCTFail("\(c) has no output"); continue }
+                // Negative values too, so a skipped out-of-image tap (never 0) would show.
+                let input = (0..<inputShape.count).map { _ in generator.uniform(-2, 1) }
+                var fast = [Float](repeating: .nan, count: outputShape.count)
+                var reference = [Float](repeating: .nan, count: outputShape.count)
+                input.withUnsafeBufferPointer { i in
+                    fast.withUnsafeMutableBufferPointer {
+                        pool.forward(input: i.baseAddress!, inputShape: inputShape, output: $0.baseAddress!, outputShape: outputShape)
+                    }
+                    reference.withUnsafeMutableBufferPointer {
+                        pool.forwardReference(input: i.baseAddress!, inputShape: inputShape, output: $0.baseAddress!, outputShape: outputShape)
+                    }
+                }
+                XCTAssertFalse(reference.contains { $0.isNaN }, "\(c)")
+                XCTAssertEqual(fast.map(\.bitPattern), reference.map(\.bitPattern), "\(c), \(threads) threads")
+            }
+        }
+    }
 }
 
 final class UpsampleTests: XCTestCase {

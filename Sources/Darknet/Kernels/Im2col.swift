@@ -2,42 +2,79 @@
 /// `(channels·size·size) × (outHeight·outWidth)` matrix a convolution multiplies by its
 /// weights. Pixels outside the image (the `pad` border) are 0.
 enum Im2col {
+    /// The fast path: for each matrix row (channel, ky, kx) the in-image run of output
+    /// columns is computed once, then copied without per-element bounds checks (a block
+    /// copy for stride 1, a strided loop otherwise); the rows are split across `GEMM.threads`
+    /// workers when the matrix is large. Same values as `unfoldReference`, bit for bit.
     static func unfold(_ image: UnsafePointer<Float>, channels: Int, height: Int, width: Int,
                        size: Int, stride: Int, pad: Int,
                        into columns: UnsafeMutablePointer<Float>) {
         let outHeight = (height + 2 * pad - size) / stride + 1
         let outWidth = (width + 2 * pad - size) / stride + 1
         let rows = channels * size * size
-        for row in 0..<rows {
+        Parallel.forChunks(of: rows, work: rows * outHeight * outWidth) { range in
+            for row in range {
+                let kx = row % size
+                let ky = (row / size) % size
+                let channel = row / size / size
+                unfoldRow(plane: image + channel * height * width, height: height, width: width,
+                          kx: kx, ky: ky, stride: stride, pad: pad, outHeight: outHeight, outWidth: outWidth,
+                          into: columns + row * outHeight * outWidth)
+            }
+        }
+    }
+
+    /// One matrix row: every output position's pixel at kernel tap (`ky`, `kx`).
+    /// Input column of output column `ox` is `x = kx + ox·stride − pad`; it lies in
+    /// `0..<width` exactly for `ox` in `firstValid..<lastValid` below.
+    @inline(__always)
+    private static func unfoldRow(plane: UnsafePointer<Float>, height: Int, width: Int, kx: Int, ky: Int,
+                                  stride: Int, pad: Int, outHeight: Int, outWidth: Int,
+                                  into out: UnsafeMutablePointer<Float>) {
+        // x ≥ 0  ⇔  ox ≥ ceil((pad − kx) / stride);  x < width  ⇔  ox ≤ (width − 1 + pad − kx) / stride.
+        let firstValid = pad > kx ? min(outWidth, (pad - kx + stride - 1) / stride) : 0
+        let lastX = width - 1 + pad - kx
+        let lastValid = lastX < 0 ? firstValid : max(firstValid, min(outWidth, lastX / stride + 1))
+        let runLength = lastValid - firstValid
+        let firstX = kx + firstValid * stride - pad
+        for oy in 0..<outHeight {
+            let y = ky + oy * stride - pad
+            let outRow = out + oy * outWidth
+            if y < 0 || y >= height || runLength == 0 {
+                outRow.update(repeating: 0, count: outWidth)
+                continue
+            }
+            if firstValid > 0 { outRow.update(repeating: 0, count: firstValid) }
+            let source = plane + y * width + firstX
+            let target = outRow + firstValid
+            if stride == 1 {
+                target.update(from: source, count: runLength)
+            } else if stride == 2 {
+                // yolov3's downsampling layers; a constant stride lets the copy vectorise.
+                for i in 0..<runLength { target[i] = source[2 * i] }
+            } else {
+                for i in 0..<runLength { target[i] = source[i * stride] }
+            }
+            if lastValid < outWidth { (outRow + lastValid).update(repeating: 0, count: outWidth - lastValid) }
+        }
+    }
+
+    /// The naive unfold, element by element from the definition: the reference `unfold` is tested against.
+    static func unfoldReference(_ image: UnsafePointer<Float>, channels: Int, height: Int, width: Int,
+                                size: Int, stride: Int, pad: Int,
+                                into columns: UnsafeMutablePointer<Float>) {
+        let outHeight = (height + 2 * pad - size) / stride + 1
+        let outWidth = (width + 2 * pad - size) / stride + 1
+        for row in 0..<(channels * size * size) {
             let kx = row % size
             let ky = (row / size) % size
             let channel = row / size / size
-            let plane = image + channel * height * width
-            let out = columns + row * outHeight * outWidth
             for oy in 0..<outHeight {
-                let y = ky + oy * stride - pad
-                let outRow = out + oy * outWidth
-                if y < 0 || y >= height {
-                    outRow.update(repeating: 0, count: outWidth)
-                    continue
-                }
-                let source = plane + y * width
-                if stride == 1 {
-                    // x = kx + ox - pad: copy the in-bounds run, zero the borders.
-                    let firstValid = max(0, pad - kx)
-                    let lastValid = min(outWidth, width + pad - kx)  // exclusive
-                    if firstValid >= lastValid {
-                        outRow.update(repeating: 0, count: outWidth)
-                        continue
-                    }
-                    if firstValid > 0 { outRow.update(repeating: 0, count: firstValid) }
-                    (outRow + firstValid).update(from: source + (kx + firstValid - pad), count: lastValid - firstValid)
-                    if lastValid < outWidth { (outRow + lastValid).update(repeating: 0, count: outWidth - lastValid) }
-                } else {
-                    for ox in 0..<outWidth {
-                        let x = kx + ox * stride - pad
-                        outRow[ox] = (x >= 0 && x < width) ? source[x] : 0
-                    }
+                for ox in 0..<outWidth {
+                    let y = ky + oy * stride - pad
+                    let x = kx + ox * stride - pad
+                    let inside = y >= 0 && y < height && x >= 0 && x < width
+                    columns[(row * outHeight + oy) * outWidth + ox] = inside ? image[(channel * height + y) * width + x] : 0
                 }
             }
         }

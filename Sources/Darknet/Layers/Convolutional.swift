@@ -119,13 +119,51 @@ public struct Convolutional: Sendable, Hashable {
             }
         }
         weights.biases.withUnsafeBufferPointer { bias in
-            for f in 0..<filters {
-                let plane = output + f * spatial
-                let value = bias[f]
-                for i in 0..<spatial { plane[i] += value }
-                activation.apply(plane, count: spatial)
-            }
+            Self.epilogue(output, filters: filters, spatial: spatial, biases: bias.baseAddress!, activation: activation)
         }
         timer?.lap(\.epilogue)
+    }
+
+    /// Bias add and activation over `filters × spatial` floats in one pass per filter plane
+    /// (linear, leaky, relu and logistic fused; the others add then call `Activation.apply`),
+    /// filters split across `GEMM.threads` workers for large layers. Same values as
+    /// `epilogueReference`, bit for bit: each element is `activation(x + bias)` computed the same way.
+    static func epilogue(_ output: UnsafeMutablePointer<Float>, filters: Int, spatial: Int,
+                         biases: UnsafePointer<Float>, activation: Activation) {
+        Parallel.forChunks(of: filters, work: filters * spatial) { range in
+            for f in range {
+                let plane = output + f * spatial
+                let bias = biases[f]
+                switch activation {
+                case .linear:
+                    for i in 0..<spatial { plane[i] += bias }
+                case .leaky:
+                    for i in 0..<spatial {
+                        let x = plane[i] + bias
+                        plane[i] = x > 0 ? x : Float(0.1 * Double(x))
+                    }
+                case .relu:
+                    for i in 0..<spatial {
+                        let x = plane[i] + bias
+                        plane[i] = x > 0 ? x : 0
+                    }
+                case .logistic:
+                    for i in 0..<spatial { plane[i] = activation.value(plane[i] + bias) }
+                default:
+                    for i in 0..<spatial { plane[i] += bias }
+                    activation.apply(plane, count: spatial)
+                }
+            }
+        }
+    }
+
+    /// The two-pass epilogue (all biases, then `Activation.apply`): the reference `epilogue` is tested against.
+    static func epilogueReference(_ output: UnsafeMutablePointer<Float>, filters: Int, spatial: Int,
+                                  biases: UnsafePointer<Float>, activation: Activation) {
+        for f in 0..<filters {
+            let plane = output + f * spatial
+            for i in 0..<spatial { plane[i] += biases[f] }
+            activation.apply(plane, count: spatial)
+        }
     }
 }

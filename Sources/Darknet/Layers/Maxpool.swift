@@ -37,7 +37,91 @@ public struct Maxpool: Sendable, Hashable {
                            width: (input.width + padding - size) / stride + 1)
     }
 
+    /// The fast path: channels split across `GEMM.threads` workers; inside each plane, output
+    /// positions whose whole window lies in the image (the interior) take the max over
+    /// `size × size` taps without bounds checks, and only the border uses the checked loop.
+    /// Same values as `forwardReference`, bit for bit (same taps, same order, same `>`).
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>, outputShape: TensorShape) {
+        let offset = -padding / 2
+        let (height, width) = (inputShape.height, inputShape.width)
+        let (outHeight, outWidth) = (outputShape.height, outputShape.width)
+        // Window of output (oy, ox) covers rows offset + oy·stride ..< + size: inside the image
+        // for oy in interiorY (likewise x), found from the definition so any offset works.
+        let interiorY = interior(offset: offset, extent: height, outputs: outHeight)
+        let interiorX = interior(offset: offset, extent: width, outputs: outWidth)
+        let (size, stride) = (self.size, self.stride)
+        Parallel.forChunks(of: outputShape.channels, work: outputShape.count * size * size) { channels in
+            for c in channels {
+                let plane = input + c * height * width
+                let out = output + c * outHeight * outWidth
+                for oy in 0..<outHeight {
+                    let outRow = out + oy * outWidth
+                    guard interiorY.contains(oy) else {
+                        for ox in 0..<outWidth { outRow[ox] = checkedMax(plane, height: height, width: width, offset: offset, oy: oy, ox: ox) }
+                        continue
+                    }
+                    for ox in 0..<interiorX.lowerBound {
+                        outRow[ox] = checkedMax(plane, height: height, width: width, offset: offset, oy: oy, ox: ox)
+                    }
+                    let top = plane + (offset + oy * stride) * width + offset
+                    if size == 2 {
+                        // yolov3-tiny's 2×2 pools, unrolled: the same four taps in the same order.
+                        for ox in interiorX {
+                            let window = top + ox * stride
+                            var best = -Float.greatestFiniteMagnitude
+                            if window[0] > best { best = window[0] }
+                            if window[1] > best { best = window[1] }
+                            if window[width] > best { best = window[width] }
+                            if window[width + 1] > best { best = window[width + 1] }
+                            outRow[ox] = best
+                        }
+                    } else {
+                        for ox in interiorX {
+                            let window = top + ox * stride
+                            var best = -Float.greatestFiniteMagnitude
+                            for ky in 0..<size {
+                                let row = window + ky * width
+                                for kx in 0..<size where row[kx] > best { best = row[kx] }
+                            }
+                            outRow[ox] = best
+                        }
+                    }
+                    for ox in interiorX.upperBound..<outWidth {
+                        outRow[ox] = checkedMax(plane, height: height, width: width, offset: offset, oy: oy, ox: ox)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Output indices (along one axis) whose window `offset + o·stride ..< + size` lies in `0..<extent`.
+    private func interior(offset: Int, extent: Int, outputs: Int) -> Range<Int> {
+        var first = 0
+        while first < outputs && offset + first * stride < 0 { first += 1 }
+        var end = first
+        while end < outputs && offset + end * stride + size <= extent { end += 1 }
+        return first..<end
+    }
+
+    /// One output of the border: the max over the window's taps inside the image (darknet skips the others).
+    @inline(__always)
+    private func checkedMax(_ plane: UnsafePointer<Float>, height: Int, width: Int, offset: Int, oy: Int, ox: Int) -> Float {
+        var best = -Float.greatestFiniteMagnitude
+        for ky in 0..<size {
+            let y = offset + oy * stride + ky
+            guard y >= 0, y < height else { continue }
+            for kx in 0..<size {
+                let x = offset + ox * stride + kx
+                guard x >= 0, x < width else { continue }
+                let value = plane[y * width + x]
+                if value > best { best = value }
+            }
+        }
+        return best
+    }
+
+    /// darknet's `forward_maxpool_layer`, every tap bounds-checked: the reference `forward` is tested against.
+    func forwardReference(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>, outputShape: TensorShape) {
         let offset = -padding / 2
         let (height, width) = (inputShape.height, inputShape.width)
         for c in 0..<outputShape.channels {
