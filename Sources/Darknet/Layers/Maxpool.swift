@@ -120,7 +120,8 @@ public struct Maxpool: Sendable, Hashable {
         return best
     }
 
-    /// darknet's `forward_maxpool_layer`, every tap bounds-checked: the reference `forward` is tested against.
+    /// darknet's `forward_maxpool_layer`, every window through the bounds-checked `checkedMax`:
+    /// the reference the fast `forward` (unchecked interior) is tested against.
     func forwardReference(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>, outputShape: TensorShape) {
         let offset = -padding / 2
         let (height, width) = (inputShape.height, inputShape.width)
@@ -129,18 +130,7 @@ public struct Maxpool: Sendable, Hashable {
             let out = output + c * outputShape.height * outputShape.width
             for oy in 0..<outputShape.height {
                 for ox in 0..<outputShape.width {
-                    var best = -Float.greatestFiniteMagnitude
-                    for ky in 0..<size {
-                        let y = offset + oy * stride + ky
-                        guard y >= 0, y < height else { continue }
-                        for kx in 0..<size {
-                            let x = offset + ox * stride + kx
-                            guard x >= 0, x < width else { continue }
-                            let value = plane[y * width + x]
-                            if value > best { best = value }
-                        }
-                    }
-                    out[oy * outputShape.width + ox] = best
+                    out[oy * outputShape.width + ox] = checkedMax(plane, height: height, width: width, offset: offset, oy: oy, ox: ox)
                 }
             }
         }
