@@ -26,6 +26,20 @@ final class WinogradTests: XCTestCase {
     ]
 
     func testMatchesNaiveConvolution() {
+        checkMatchesNaiveConvolution()
+    }
+
+    /// Large images go through in blocks of tile rows (one image per pass): force tiny blocks.
+    func testBlockedPassesMatchNaiveConvolution() {
+        let saved = Winograd.blockFloats
+        defer { Winograd.blockFloats = saved }
+        for blockFloats in [1, 3000] {
+            Winograd.blockFloats = blockFloats
+            checkMatchesNaiveConvolution()
+        }
+    }
+
+    func checkMatchesNaiveConvolution() {
         var generator = SplitMix64(state: 11)
         for c in Self.cases {
             for batch in [1, 2] {

@@ -25,11 +25,11 @@ enum Parallel {
         }
     }
 
-    /// Like `forChunks`, also passing the worker's index (`0..<GEMM.threads`), so each worker can
-    /// use its own slice of a scratch buffer.
-    static func forWorkers(of count: Int, work: Int, minimumWork: Int = 1 << 16,
+    /// Like `forChunks`, also passing the worker's index (below `GEMM.threads` and
+    /// `maximumWorkers`), so each worker can use its own slice of a scratch buffer.
+    static func forWorkers(of count: Int, work: Int, minimumWork: Int = 1 << 16, maximumWorkers: Int = .max,
                            _ body: (_ worker: Int, Range<Int>) -> Void) {
-        let workers = min(GEMM.threads, count)
+        let workers = min(GEMM.threads, count, maximumWorkers)
         guard workers > 1, work >= minimumWork else {
             if count > 0 { body(0, 0..<count) }
             return

@@ -24,15 +24,14 @@ enum Winograd {
         ((outHeight + tile - 1) / tile, (outWidth + tile - 1) / tile)
     }
 
-    /// Workspace floats `forward` needs: `V` (36 × C × tiles·batch), `M` (36 × filters ×
-    /// tiles·batch) and per-worker row scratch.
+    /// Workspace floats `forward` needs: `V` (36 × C × tiles of a pass), `M` (36 × filters ×
+    /// tiles of a pass) and per-worker scratch (see `blocking`).
     static func workspaceCount(channels: Int, filters: Int, outHeight: Int, outWidth: Int, batch: Int = 1) -> Int {
         let t = tiles(outHeight: outHeight, outWidth: outWidth)
-        let tileCount = t.rows * t.columns * batch
-        return positions * (channels + filters) * tileCount + scratchCount(tileColumns: t.columns, tileRows: t.rows) * maximumWorkers
+        let pass = blocking(channels: channels, filters: filters, tileRows: t.rows, tileColumns: t.columns, batch: batch)
+        return positions * (channels + filters) * t.columns * pass.tileRows * pass.images
+            + scratchCount(tileColumns: t.columns, tileRows: pass.tileRows) * maximumWorkers
     }
-
-    static let maximumWorkers = 64
 
     /// Scratch of one worker: the input transform's row-phase buffers (6 × 4 × (rows + 1) ×
     /// columns, plus 4 phase rows) or the output transform's 40 planes of every tile.

@@ -12,50 +12,107 @@ extension Winograd {
                         workspace: UnsafeMutablePointer<Float>, batch: Int = 1, inputStride: Int = 0, outputStride: Int = 0,
                         timer: inout PhaseTimer?) {
         let grid = tiles(outHeight: outHeight, outWidth: outWidth)
-        let perImage = grid.rows * grid.columns
-        let tileCount = perImage * batch
-        let v = workspace
-        let m = workspace + positions * channels * tileCount
-        let scratch = m + positions * filters * tileCount
-        let scratchSize = scratchCount(tileColumns: grid.columns, tileRows: grid.rows)
-        let geometry = Geometry(height: height, width: width, pad: pad, outHeight: outHeight, outWidth: outWidth,
-                                tileRows: grid.rows, tileColumns: grid.columns, tileCount: tileCount)
-
-        Parallel.forWorkers(of: batch * channels, work: channels * height * width * batch * 8) { worker, range in
-            let rows = scratch + worker * scratchSize
-            for item in range {
-                let b = item / channels, c = item % channels
-                transformInput(input + b * inputStride + c * height * width, geometry,
-                               into: v + c * tileCount + b * perImage, positionStride: channels * tileCount, rows: rows)
+        let pass = blocking(channels: channels, filters: filters, tileRows: grid.rows, tileColumns: grid.columns, batch: batch)
+        var block = Block(input: input, channels: channels, output: output, filters: filters, transformed: transformed,
+                          biases: biases, activation: activation, workspace: workspace, images: pass.images,
+                          inputStride: inputStride, outputStride: outputStride,
+                          geometry: Geometry(height: height, width: width, pad: pad, outHeight: outHeight, outWidth: outWidth,
+                                             firstTileRow: 0, tileRows: pass.tileRows, tileColumns: grid.columns))
+        for image in Swift.stride(from: 0, to: batch, by: pass.images) {
+            block.input = input + image * inputStride
+            block.output = output + image * outputStride
+            for first in Swift.stride(from: 0, to: grid.rows, by: pass.tileRows) {
+                block.geometry.firstTileRow = first
+                block.geometry.tileRows = min(pass.tileRows, grid.rows - first)
+                block.run(timer: &timer)
             }
         }
-        timer?.lap(\.im2col)
-
-        // The 36 independent products, split across workers (each a single-threaded sgemm).
-        Parallel.forChunks(of: positions, work: filters * channels * tileCount) { range in
-            for position in range {
-                GEMM.serial(m: filters, n: tileCount, k: channels,
-                            a: transformed + position * filters * channels, lda: channels,
-                            b: v + position * channels * tileCount, ldb: tileCount,
-                            c: m + position * filters * tileCount, ldc: tileCount)
-            }
-        }
-        timer?.lap(\.gemm)
-
-        Parallel.forWorkers(of: batch * filters, work: filters * outHeight * outWidth * batch * 8) { worker, range in
-            let rows = scratch + worker * scratchSize
-            for item in range {
-                let b = item / filters, f = item % filters
-                transformOutput(m + f * tileCount + b * perImage, geometry, positionStride: filters * tileCount,
-                                into: output + b * outputStride + f * outHeight * outWidth,
-                                bias: biases[f], activation: activation, rows: rows)
-            }
-        }
-        timer?.lap(\.epilogue)
     }
 
+    /// Floats of `V` and `M` processed at a time (8 MB): large images are transformed and
+    /// multiplied in blocks of tile rows, so the workspace stays small (yolov3's 208×208 layer
+    /// would otherwise need 37 MB). The whole batch goes through one pass when it fits.
+    nonisolated(unsafe) static var blockFloats = 1 << 21
+
+    /// Images and tile rows per pass.
+    static func blocking(channels: Int, filters: Int, tileRows: Int, tileColumns: Int, batch: Int) -> (images: Int, tileRows: Int) {
+        let perTileRow = positions * (channels + filters) * tileColumns
+        if perTileRow * tileRows * batch <= blockFloats { return (batch, tileRows) }
+        return (1, max(1, min(tileRows, blockFloats / perTileRow)))
+    }
+
+    /// Workers that get their own scratch (more `GEMM.threads` than this share the work among this many).
+    static let maximumWorkers = 8
+
     struct Geometry {
-        var height, width, pad, outHeight, outWidth, tileRows, tileColumns, tileCount: Int
+        var height, width, pad, outHeight, outWidth: Int
+        /// The block of tile rows this pass covers.
+        var firstTileRow, tileRows, tileColumns: Int
+    }
+
+    /// One pass: `images` images × the geometry's tile rows, through the three phases.
+    struct Block {
+        var input: UnsafePointer<Float>
+        var channels: Int
+        var output: UnsafeMutablePointer<Float>
+        var filters: Int
+        var transformed: UnsafePointer<Float>
+        var biases: UnsafePointer<Float>
+        var activation: Activation
+        var workspace: UnsafeMutablePointer<Float>
+        var images: Int
+        var inputStride: Int
+        var outputStride: Int
+        var geometry: Geometry
+
+        func run(timer: inout PhaseTimer?) {
+            let g = geometry
+            let perImage = g.tileRows * g.tileColumns
+            let tileCount = perImage * images
+            let v = workspace
+            let m = workspace + positions * channels * tileCount
+            let scratch = m + positions * filters * tileCount
+            let scratchSize = scratchCount(tileColumns: g.tileColumns, tileRows: g.tileRows)
+            let (channels, filters, images) = (self.channels, self.filters, self.images)
+            let (input, output, inputStride, outputStride) = (self.input, self.output, self.inputStride, self.outputStride)
+            let plane = g.height * g.width, outPlane = g.outHeight * g.outWidth
+
+            Parallel.forWorkers(of: images * channels, work: images * channels * perImage * 64,
+                                maximumWorkers: maximumWorkers) { worker, range in
+                let rows = scratch + worker * scratchSize
+                for item in range {
+                    let b = item / channels, c = item % channels
+                    transformInput(input + b * inputStride + c * plane, g,
+                                   into: v + c * tileCount + b * perImage, positionStride: channels * tileCount, rows: rows)
+                }
+            }
+            timer?.lap(\.im2col)
+
+            // The 36 independent products, split across workers (each a single-threaded sgemm).
+            let transformed = self.transformed
+            Parallel.forChunks(of: positions, work: filters * channels * tileCount) { range in
+                for position in range {
+                    GEMM.serial(m: filters, n: tileCount, k: channels,
+                                a: transformed + position * filters * channels, lda: channels,
+                                b: v + position * channels * tileCount, ldb: tileCount,
+                                c: m + position * filters * tileCount, ldc: tileCount)
+                }
+            }
+            timer?.lap(\.gemm)
+
+            let (biases, activation) = (self.biases, self.activation)
+            Parallel.forWorkers(of: images * filters, work: images * filters * perImage * 64,
+                                maximumWorkers: maximumWorkers) { worker, range in
+                let rows = scratch + worker * scratchSize
+                for item in range {
+                    let b = item / filters, f = item % filters
+                    transformOutput(m + f * tileCount + b * perImage, g, positionStride: filters * tileCount,
+                                    into: output + b * outputStride + f * outPlane,
+                                    bias: biases[f], activation: activation, rows: rows)
+                }
+            }
+            timer?.lap(\.epilogue)
+        }
     }
 
     /// `V = Bᵀ d B` for every tile of one channel plane. Writes position ξ of tile `t` (row-major
@@ -74,7 +131,7 @@ extension Winograd {
         // h[j][r % 4][r / 4][tx]
         func h(_ j: Int, _ r: Int) -> UnsafeMutablePointer<Float> { rows + ((j * 4 + r % 4) * rowsPerPhase + r / 4) * tw }
         for r in 0..<(g.tileRows * tile + 2) {
-            let y = r - g.pad
+            let y = g.firstTileRow * tile + r - g.pad
             if y < 0 || y >= g.height {
                 phases.update(repeating: 0, count: 4 * (tw + 1))
             } else {
@@ -103,8 +160,8 @@ extension Winograd {
         }
     }
 
-    /// `Y = Aᵀ M A` for every tile of one filter, plus bias and activation, written into the
-    /// `outHeight × outWidth` plane (tiles past the edge are cut). Both passes run over all
+    /// `Y = Aᵀ M A` for every tile of one filter (in the block's tile rows), plus bias and
+    /// activation, written into the `outHeight × outWidth` plane (tiles past the edge are cut). Both passes run over all
     /// tiles at once; a last pass interleaves the 4×4 tiles into rows and applies the epilogue.
     static func transformOutput(_ m: UnsafePointer<Float>, _ g: Geometry, positionStride: Int,
                                 into plane: UnsafeMutablePointer<Float>, bias: Float, activation: Activation,
@@ -124,9 +181,10 @@ extension Winograd {
                                     UnsafePointer(zr + 3 * count), UnsafePointer(zr + 4 * count), UnsafePointer(zr + 5 * count)),
                             (y + r * 4 * count, y + (r * 4 + 1) * count, y + (r * 4 + 2) * count, y + (r * 4 + 3) * count))
         }
-        for oy in 0..<g.outHeight {
-            let ty = oy / tile, r = oy % tile
-            let row = plane + oy * g.outWidth
+        let top = g.firstTileRow * tile
+        for local in 0..<min(g.outHeight - top, g.tileRows * tile) {
+            let ty = local / tile, r = local % tile
+            let row = plane + (top + local) * g.outWidth
             let source = y + r * 4 * count + ty * tw
             for ox in 0..<g.outWidth {
                 row[ox] = source[(ox % tile) * count + ox / tile]

@@ -83,8 +83,20 @@ public struct Convolutional: Sendable, Hashable {
             return Winograd.workspaceCount(channels: input.channels, filters: filters,
                                            outHeight: output.height, outWidth: output.width)
         case .gemm, .im2col:
-            return isPointwise ? 0 : fanIn(inputChannels: input.channels) * output.height * output.width
+            return isPointwise ? 0 : fanIn(inputChannels: input.channels) * im2colBlockRows(input: input, output: output) * output.width
         }
+    }
+
+    /// Floats of im2col matrix unfolded at a time (8 MB): larger images are unfolded and
+    /// multiplied in blocks of output rows. yolov3's first stride-2 layer would otherwise need
+    /// a 50 MB workspace; GEMMs of ≥ 2M/k columns stay efficient. (A var so tests can force
+    /// small blocks.)
+    nonisolated(unsafe) static var im2colBlockFloats = 1 << 21
+
+    /// Output rows per im2col block (all of them when the whole matrix fits the block size).
+    func im2colBlockRows(input: TensorShape, output: TensorShape) -> Int {
+        let perRow = max(1, fanIn(inputChannels: input.channels) * output.width)
+        return max(1, min(output.height, Self.im2colBlockFloats / perRow))
     }
 
     /// im2col + GEMM per group, then bias and activation (or Winograd when `weights.winograd`
@@ -118,23 +130,29 @@ public struct Convolutional: Sendable, Hashable {
         let k = fanIn(inputChannels: inputShape.channels)
         let spatial = outputShape.height * outputShape.width
         let inputPlane = inputShape.height * inputShape.width
+        let blockRows = im2colBlockRows(input: inputShape, output: outputShape)
         weights.weights.withUnsafeBufferPointer { w in
             for group in 0..<groups {
                 let groupInput = input + group * channelsPerGroup * inputPlane
-                let b: UnsafePointer<Float>
+                let groupWeights = w.baseAddress! + group * filtersPerGroup * k
+                let groupOutput = output + group * filtersPerGroup * spatial
                 if isPointwise {
-                    b = groupInput
-                } else {
-                    Im2col.unfold(groupInput, channels: channelsPerGroup, height: inputShape.height,
-                                  width: inputShape.width, size: size, stride: stride, pad: padding, into: workspace)
-                    b = UnsafePointer(workspace)
-                    timer?.lap(\.im2col)
+                    GEMM.multiply(m: filtersPerGroup, n: spatial, k: k, a: groupWeights, lda: k,
+                                  b: groupInput, ldb: spatial, c: groupOutput, ldc: spatial)
+                    timer?.lap(\.gemm)
+                    continue
                 }
-                GEMM.multiply(m: filtersPerGroup, n: spatial, k: k,
-                              a: w.baseAddress! + group * filtersPerGroup * k, lda: k,
-                              b: b, ldb: spatial,
-                              c: output + group * filtersPerGroup * spatial, ldc: spatial)
-                timer?.lap(\.gemm)
+                for first in Swift.stride(from: 0, to: outputShape.height, by: blockRows) {
+                    let rows = first..<min(outputShape.height, first + blockRows)
+                    let columns = rows.count * outputShape.width
+                    Im2col.unfold(groupInput, channels: channelsPerGroup, height: inputShape.height,
+                                  width: inputShape.width, size: size, stride: stride, pad: padding,
+                                  outputRows: rows, into: workspace)
+                    timer?.lap(\.im2col)
+                    GEMM.multiply(m: filtersPerGroup, n: columns, k: k, a: groupWeights, lda: k,
+                                  b: workspace, ldb: columns, c: groupOutput + first * outputShape.width, ldc: spatial)
+                    timer?.lap(\.gemm)
+                }
             }
         }
         weights.biases.withUnsafeBufferPointer { bias in
