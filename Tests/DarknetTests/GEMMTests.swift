@@ -1,13 +1,13 @@
 @testable import Darknet
 import XCTest
 
-/// `GEMM.multiply` splits columns across workers: the same bits as one single-threaded sgemm
-/// (each column is summed over the same k blocks in the same order), and the same values as
-/// the definition.
+/// `GEMM.multiply` splits columns (or, for thin products, rows) across workers: the same bits
+/// as one single-threaded sgemm (each element is summed over the same k blocks in the same
+/// order), and the same values as the definition.
 final class GEMMTests: XCTestCase {
     func testSplitEqualsSerialBitForBit() {
         var generator = SplitMix64(state: 9)
-        for (m, n, k) in [(64, 1000, 300), (3, 4099, 27), (257, 130, 1153), (5, 7, 3)] {
+        for (m, n, k) in [(64, 1000, 300), (3, 4099, 27), (257, 130, 1153), (1024, 169, 600), (5, 7, 3)] {
             let a = (0..<(m * k)).map { _ in generator.uniform(-1, 1) }
             let b = (0..<(k * n)).map { _ in generator.uniform(-1, 1) }
             var serial = [Float](repeating: 0, count: m * n)
