@@ -139,9 +139,9 @@ final class BenchmarkCommandTests: XCTestCase {
                        "im2col ms", "gemm ms", "epilogue ms"] {
             XCTAssertTrue(header.contains(column), "\(column) in \(header)")
         }
-        // auto: Winograd on the large 3×3 stride-1 layers, im2col on the small 13×13-style ones.
-        XCTAssertTrue(lines.contains { $0.hasPrefix("   12  convolutional  1024 3x3/1 leaky  im2col    4x4x512") }, result.stdout)
-        XCTAssertTrue(lines.contains { $0.hasPrefix("    2  convolutional  32 3x3/1 leaky    winograd  64x64x16") }, result.stdout)
+        // auto: F(4×4) Winograd on the large 3×3 stride-1 grids, F(2×2) on the small ones.
+        XCTAssertTrue(lines.contains { $0.hasPrefix("   12  convolutional  1024 3x3/1 leaky  winograd-f2  4x4x512") }, result.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("    2  convolutional  32 3x3/1 leaky    winograd     64x64x16") }, result.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("end-to-end  median ") && $0.contains("images/s") }, result.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("layers      sum of layer medians ") && $0.contains("of end-to-end; median per-pass sum ") }, result.stdout)
     }

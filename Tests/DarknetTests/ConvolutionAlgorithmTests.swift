@@ -6,27 +6,45 @@ final class ConvolutionAlgorithmTests: XCTestCase {
     func testAutoOnYOLOv3StaysWithinTheMemoryShare() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
         let methods = model.convolutionMethods(.auto)
-        let winograd = model.layers.filter { methods[$0.index] == .winograd }
-        // 3×3 stride-1 layers with ≥ 16 input channels, largest grids first: the 208, 104 and
-        // 52 grids fit in 20% of the weights; the 26×26 and 13×13 ones (74% of them) do not.
-        XCTAssertEqual(Set(winograd.map(\.output.height)), [208, 104, 52])
-        XCTAssertEqual(winograd.count, 14)
+        let f4 = model.layers.filter { methods[$0.index] == .winograd }
+        let f2 = model.layers.filter { methods[$0.index] == .winogradF2 }
+        // 3×3 stride-1 layers with ≥ 16 input channels, largest grids first: F(4×4) on the
+        // 208, 104 and 52 grids, F(2×2) on the 26 grid; the 13×13 ones (53% of the weights) stay.
+        XCTAssertEqual(Set(f4.map(\.output.height)), [208, 104, 52])
+        XCTAssertEqual(f4.count, 14)
+        XCTAssertEqual(Set(f2.map(\.output.height)), [26])
+        XCTAssertEqual(f2.count, 11)
         let plain = model.layers.indices.reduce(0) { $0 + model.parameterBytes(ofLayer: $1, method: .im2col) }
         let chosen = model.layers.indices.reduce(0) { $0 + model.parameterBytes(ofLayer: $1, method: methods[$1]) }
         XCTAssertLessThanOrEqual(Double(chosen - plain), Double(plain) * ModelDescription.winogradMemoryShare)
+        XCTAssertGreaterThan(Double(plain) * ModelDescription.winogradMemoryShare, Double(ModelDescription.winogradMemoryFloor))
         XCTAssertEqual(methods[0], .im2col, "3 input channels: too thin for Winograd")
         XCTAssertEqual(methods[1], .im2col, "stride 2")
         XCTAssertEqual(methods[2], .gemm, "1×1")
+    }
+
+    /// A small model gets the memory floor: yolov3-tiny's 35 MB of weights allow 32 MB more,
+    /// so every eligible layer runs Winograd, F(2×2) on the 26×26 and 13×13 grids.
+    func testAutoOnTinyUsesTheFloor() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
+        let methods = model.convolutionMethods(.auto)
+        for layer in model.layers {
+            guard case .convolutional(let conv) = layer.kind, conv.winogradEligible, layer.input.channels >= 16 else { continue }
+            XCTAssertEqual(methods[layer.index], layer.output.height >= 52 ? .winograd : .winogradF2, "layer \(layer.index)")
+        }
+        XCTAssertEqual(methods.compactMap { $0 }.filter(\.isWinograd).count, 8)
     }
 
     func testForcedMethods() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
         let im2col = model.convolutionMethods(.im2col)
         XCTAssertFalse(im2col.contains(.winograd))
-        let winograd = model.convolutionMethods(.winograd)
-        for layer in model.layers {
-            guard case .convolutional(let conv) = layer.kind else { XCTAssertNil(winograd[layer.index]); continue }
-            XCTAssertEqual(winograd[layer.index] == .winograd, conv.size == 3 && conv.stride == 1, "layer \(layer.index)")
+        for (algorithm, method) in [(ConvolutionAlgorithm.winograd, ConvolutionMethod.winograd), (.winogradF2, .winogradF2)] {
+            let methods = model.convolutionMethods(algorithm)
+            for layer in model.layers {
+                guard case .convolutional(let conv) = layer.kind else { XCTAssertNil(methods[layer.index]); continue }
+                XCTAssertEqual(methods[layer.index] == method, conv.size == 3 && conv.stride == 1, "layer \(layer.index)")
+            }
         }
     }
 
@@ -39,9 +57,11 @@ final class ConvolutionAlgorithmTests: XCTestCase {
         let prepared = Network.prepare(weights, for: model, algorithm: .auto)
         let network = try Network(model: model, weights: prepared, algorithm: .auto)
         XCTAssertEqual(network.methods, model.convolutionMethods(.auto))
-        for layer in model.layers where network.methods[layer.index] == .winograd {
+        XCTAssertTrue(network.methods.contains(.winograd) && network.methods.contains(.winogradF2), "\(network.methods)")
+        for layer in model.layers where network.methods[layer.index]?.isWinograd == true {
             XCTAssertEqual(prepared[layer.index]?.weights.count, 0)
-            XCTAssertEqual(network.parameterBytes[layer.index], model.parameterBytes(ofLayer: layer.index, method: .winograd))
+            XCTAssertEqual(network.parameterBytes[layer.index],
+                           model.parameterBytes(ofLayer: layer.index, method: network.methods[layer.index]))
         }
         // The same outputs as im2col within float rounding (the golden tests bound it against darknet).
         let input = SyntheticWeights.input(model.inputShape)

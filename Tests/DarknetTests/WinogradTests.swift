@@ -1,7 +1,7 @@
 @testable import Darknet
 import XCTest
 
-/// F(4×4, 3×3) against the naive convolution (`ReferenceConvolution`, summed in Double).
+/// F(4×4, 3×3) and F(2×2, 3×3) against the naive convolution (`ReferenceConvolution`, summed in Double).
 ///
 /// Tolerance: Winograd adds and subtracts transformed values whose magnitude can reach ~100×
 /// the inputs' (the 4s, 5s and 8s of `Bᵀ` and `Aᵀ`), so its float error scales with the sum of
@@ -41,6 +41,7 @@ final class WinogradTests: XCTestCase {
 
     func checkMatchesNaiveConvolution() {
         var generator = SplitMix64(state: 11)
+        for variant in [Winograd.Variant.f4, .f2] {
         for c in Self.cases {
             for batch in [1, 2] {
                 let outHeight = c.height + 2 * c.pad - 2, outWidth = c.width + 2 * c.pad - 2
@@ -49,8 +50,8 @@ final class WinogradTests: XCTestCase {
                 let input = (0..<(batch * (plane + 5))).map { _ in generator.uniform(-1, 1) }
                 let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
                 let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
-                let output = run(c, batch: batch, input: input, inputStride: plane + 5, outputStride: outPlane + 3,
-                                 weights: weights, biases: biases)
+                let output = run(c, variant: variant, batch: batch, input: input, inputStride: plane + 5,
+                                 outputStride: outPlane + 3, weights: weights, biases: biases)
                 for b in 0..<batch {
                     let image = Array(input[(b * (plane + 5))..<(b * (plane + 5) + plane)])
                     let reference = ReferenceConvolution.forward(input: image, channels: c.channels, height: c.height,
@@ -62,11 +63,12 @@ final class WinogradTests: XCTestCase {
                     for i in 0..<outPlane {
                         let expected = reference[i] + biases[i / (outHeight * outWidth)]
                         XCTAssertEqual(output[b * (outPlane + 3) + i], expected, accuracy: 1e-5 * (magnitude[i] + 1),
-                                       "\(c) batch \(b) at \(i)")
+                                       "\(variant) \(c) batch \(b) at \(i)")
                     }
-                    XCTAssertTrue(output[b * (outPlane + 3) + outPlane].isNaN, "\(c): wrote past image \(b)")
+                    XCTAssertTrue(output[b * (outPlane + 3) + outPlane].isNaN, "\(variant) \(c): wrote past image \(b)")
                 }
             }
+        }
         }
     }
 
@@ -76,26 +78,27 @@ final class WinogradTests: XCTestCase {
         let input = (0..<(2 * 6 * 5)).map { _ in generator.uniform(-1, 1) }
         let weights = (0..<(3 * 2 * 9)).map { _ in generator.uniform(-1, 1) }
         let biases: [Float] = [0.1, -0.2, 0.3]
-        let linear = run(c, batch: 1, input: input, inputStride: 0, outputStride: 0, weights: weights, biases: biases)
-        let leaky = run(c, batch: 1, input: input, inputStride: 0, outputStride: 0, weights: weights, biases: biases,
-                        activation: .leaky)
+        let linear = run(c, variant: .f4, batch: 1, input: input, inputStride: 0, outputStride: 0, weights: weights,
+                         biases: biases)
+        let leaky = run(c, variant: .f4, batch: 1, input: input, inputStride: 0, outputStride: 0, weights: weights,
+                        biases: biases, activation: .leaky)
         XCTAssertTrue(linear.contains { $0 < 0 })
         XCTAssertEqual(leaky, linear.map { Activation.leaky.value($0) })
     }
 
-    private func run(_ c: Case, batch: Int, input: [Float], inputStride: Int, outputStride: Int,
+    private func run(_ c: Case, variant: Winograd.Variant, batch: Int, input: [Float], inputStride: Int, outputStride: Int,
                      weights: [Float], biases: [Float], activation: Activation = .linear) -> [Float] {
         let outHeight = c.height + 2 * c.pad - 2, outWidth = c.width + 2 * c.pad - 2
         let transformed = weights.withUnsafeBufferPointer {
-            Winograd.transformWeights($0, filters: c.filters, channels: c.channels)
+            Winograd.transformWeights(variant, $0, filters: c.filters, channels: c.channels)
         }
         var output = [Float](repeating: .nan, count: batch * max(outputStride, c.filters * outHeight * outWidth))
         var workspace = [Float](repeating: .nan, count: Winograd.workspaceCount(
-            channels: c.channels, filters: c.filters, outHeight: outHeight, outWidth: outWidth, batch: batch))
+            variant, channels: c.channels, filters: c.filters, outHeight: outHeight, outWidth: outWidth, batch: batch))
         var timer: PhaseTimer? = nil
         output.withUnsafeMutableBufferPointer { o in
             workspace.withUnsafeMutableBufferPointer { w in
-                Winograd.forward(input: input, channels: c.channels, height: c.height, width: c.width, pad: c.pad,
+                Winograd.forward(variant, input: input, channels: c.channels, height: c.height, width: c.width, pad: c.pad,
                                  output: o.baseAddress!, filters: c.filters, outHeight: outHeight, outWidth: outWidth,
                                  transformed: transformed, biases: biases, activation: activation,
                                  workspace: w.baseAddress!, batch: batch, inputStride: inputStride,

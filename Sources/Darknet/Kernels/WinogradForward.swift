@@ -1,19 +1,20 @@
 extension Winograd {
-    /// One 3×3 stride-1 convolution of `batch` images through F(4×4, 3×3).
+    /// One 3×3 stride-1 convolution of `batch` images through F(m×m, 3×3), m = `variant.tile`.
     ///
     /// Image `b` is read at `input + b·inputStride` (`channels × height × width`) and written at
     /// `output + b·outputStride` (`filters × outHeight × outWidth`, `outHeight = height + 2·pad − 2`);
-    /// the tiles of all images share the 36 GEMMs. `transformed` is `transformWeights`' layout;
+    /// the tiles of all images share the GEMMs. `transformed` is `transformWeights`' layout;
     /// `workspace` holds `workspaceCount(…)` floats. The timer's `im2col` phase gets the input
     /// transform, `gemm` the products and `epilogue` the output transform with bias and activation.
-    static func forward(input: UnsafePointer<Float>, channels: Int, height: Int, width: Int, pad: Int,
+    static func forward(_ variant: Variant, input: UnsafePointer<Float>, channels: Int, height: Int, width: Int, pad: Int,
                         output: UnsafeMutablePointer<Float>, filters: Int, outHeight: Int, outWidth: Int,
                         transformed: UnsafePointer<Float>, biases: UnsafePointer<Float>, activation: Activation,
                         workspace: UnsafeMutablePointer<Float>, batch: Int = 1, inputStride: Int = 0, outputStride: Int = 0,
                         timer: inout PhaseTimer?) {
-        let grid = tiles(outHeight: outHeight, outWidth: outWidth)
-        let pass = blocking(channels: channels, filters: filters, tileRows: grid.rows, tileColumns: grid.columns, batch: batch)
-        var block = Block(input: input, channels: channels, output: output, filters: filters, transformed: transformed,
+        let grid = tiles(variant, outHeight: outHeight, outWidth: outWidth)
+        let pass = blocking(variant, channels: channels, filters: filters, tileRows: grid.rows, tileColumns: grid.columns,
+                            batch: batch)
+        var block = Block(variant: variant, input: input, channels: channels, output: output, filters: filters, transformed: transformed,
                           biases: biases, activation: activation, workspace: workspace, images: pass.images,
                           inputStride: inputStride, outputStride: outputStride,
                           geometry: Geometry(height: height, width: width, pad: pad, outHeight: outHeight, outWidth: outWidth,
@@ -35,8 +36,9 @@ extension Winograd {
     nonisolated(unsafe) static var blockFloats = 1 << 21
 
     /// Images and tile rows per pass.
-    static func blocking(channels: Int, filters: Int, tileRows: Int, tileColumns: Int, batch: Int) -> (images: Int, tileRows: Int) {
-        let perTileRow = positions * (channels + filters) * tileColumns
+    static func blocking(_ variant: Variant, channels: Int, filters: Int, tileRows: Int, tileColumns: Int,
+                         batch: Int) -> (images: Int, tileRows: Int) {
+        let perTileRow = variant.positions * (channels + filters) * tileColumns
         if perTileRow * tileRows * batch <= blockFloats { return (batch, tileRows) }
         return (1, max(1, min(tileRows, blockFloats / perTileRow)))
     }
@@ -52,6 +54,7 @@ extension Winograd {
 
     /// One pass: `images` images × the geometry's tile rows, through the three phases.
     struct Block {
+        var variant: Variant
         var input: UnsafePointer<Float>
         var channels: Int
         var output: UnsafeMutablePointer<Float>
@@ -67,12 +70,14 @@ extension Winograd {
 
         func run(timer: inout PhaseTimer?) {
             let g = geometry
+            let variant = self.variant
+            let positions = variant.positions
             let perImage = g.tileRows * g.tileColumns
             let tileCount = perImage * images
             let v = workspace
             let m = workspace + positions * channels * tileCount
             let scratch = m + positions * filters * tileCount
-            let scratchSize = scratchCount(tileColumns: g.tileColumns, tileRows: g.tileRows)
+            let scratchSize = scratchCount(variant, tileColumns: g.tileColumns, tileRows: g.tileRows)
             let (channels, filters, images) = (self.channels, self.filters, self.images)
             let (input, output, inputStride, outputStride) = (self.input, self.output, self.inputStride, self.outputStride)
             let plane = g.height * g.width, outPlane = g.outHeight * g.outWidth
@@ -82,13 +87,13 @@ extension Winograd {
                 let rows = scratch + worker * scratchSize
                 for item in range {
                     let b = item / channels, c = item % channels
-                    transformInput(input + b * inputStride + c * plane, g,
+                    transformInput(variant, input + b * inputStride + c * plane, g,
                                    into: v + c * tileCount + b * perImage, positionStride: channels * tileCount, rows: rows)
                 }
             }
             timer?.lap(\.im2col)
 
-            // The 36 independent products, split across workers (each a single-threaded sgemm).
+            // The independent products (one per position), split across workers (each a single-threaded sgemm).
             let transformed = self.transformed
             Parallel.forChunks(of: positions, work: filters * channels * tileCount) { range in
                 for position in range {
@@ -106,7 +111,7 @@ extension Winograd {
                 let rows = scratch + worker * scratchSize
                 for item in range {
                     let b = item / filters, f = item % filters
-                    transformOutput(m + f * tileCount + b * perImage, g, positionStride: filters * tileCount,
+                    transformOutput(variant, m + f * tileCount + b * perImage, g, positionStride: filters * tileCount,
                                     into: output + b * outputStride + f * outPlane,
                                     bias: biases[f], activation: activation, rows: rows)
                 }
@@ -116,90 +121,152 @@ extension Winograd {
     }
 
     /// `V = Bᵀ d B` for every tile of one channel plane. Writes position ξ of tile `t` (row-major
-    /// over the image's tiles) at `into[ξ·positionStride + t]`.
+    /// over the block's tiles) at `into[ξ·positionStride + t]`.
     ///
-    /// Each padded input row is split into its 4 phases (x mod 4) so that the 6 taps of tile
-    /// `tx` are contiguous vectors (`phase[j % 4][tx + j / 4]`). The horizontal transforms are
-    /// stored by row phase (r mod 4) too, so the 6 rows that feed every tile row `ty`
-    /// (`4·ty + i`) are again contiguous over all tiles: the vertical pass is 6 long vector loops.
-    static func transformInput(_ plane: UnsafePointer<Float>, _ g: Geometry, into v: UnsafeMutablePointer<Float>,
-                               positionStride: Int, rows: UnsafeMutablePointer<Float>) {
-        let tw = g.tileColumns
+    /// Each padded input row is split into its m phases (x mod m) so that the taps of tile `tx`
+    /// are contiguous vectors (`phase[j % m][tx + j / m]`). The horizontal transforms are stored
+    /// by row phase (r mod m) too, so the rows that feed every tile row `ty` (`m·ty + i`) are
+    /// again contiguous over all tiles: the vertical pass is a few long vector loops.
+    static func transformInput(_ variant: Variant, _ plane: UnsafePointer<Float>, _ g: Geometry,
+                               into v: UnsafeMutablePointer<Float>, positionStride: Int, rows: UnsafeMutablePointer<Float>) {
+        let tw = g.tileColumns, m = variant.tile, w = variant.window
         let rowsPerPhase = g.tileRows + 1
-        let phases = rows + window * 4 * rowsPerPhase * tw
-        let p0 = phases, p1 = phases + (tw + 1), p2 = phases + 2 * (tw + 1), p3 = phases + 3 * (tw + 1)
-        // h[j][r % 4][r / 4][tx]
-        func h(_ j: Int, _ r: Int) -> UnsafeMutablePointer<Float> { rows + ((j * 4 + r % 4) * rowsPerPhase + r / 4) * tw }
-        for r in 0..<(g.tileRows * tile + 2) {
-            let y = g.firstTileRow * tile + r - g.pad
+        let phases = rows + w * m * rowsPerPhase * tw
+        func phase(_ q: Int) -> UnsafePointer<Float> { UnsafePointer(phases + q * (tw + 1)) }
+        func tap(_ j: Int) -> UnsafePointer<Float> { phase(j % m) + j / m }
+        // h[j][r % m][r / m][tx]
+        func h(_ j: Int, _ r: Int) -> UnsafeMutablePointer<Float> { rows + ((j * m + r % m) * rowsPerPhase + r / m) * tw }
+        func vp(_ i: Int, _ j: Int) -> UnsafeMutablePointer<Float> { v + (i * w + j) * positionStride }
+        for r in 0..<(g.tileRows * m + 2) {
+            let y = g.firstTileRow * m + r - g.pad
             if y < 0 || y >= g.height {
-                phases.update(repeating: 0, count: 4 * (tw + 1))
+                phases.update(repeating: 0, count: m * (tw + 1))
             } else {
                 let source = plane + y * g.width
                 for k in 0...tw {
-                    let x = k * tile - g.pad
-                    if x >= 0 && x + 3 < g.width {
-                        p0[k] = source[x]; p1[k] = source[x + 1]; p2[k] = source[x + 2]; p3[k] = source[x + 3]
-                    } else {
-                        p0[k] = x >= 0 && x < g.width ? source[x] : 0
-                        p1[k] = x + 1 >= 0 && x + 1 < g.width ? source[x + 1] : 0
-                        p2[k] = x + 2 >= 0 && x + 2 < g.width ? source[x + 2] : 0
-                        p3[k] = x + 3 >= 0 && x + 3 < g.width ? source[x + 3] : 0
+                    let x = k * m - g.pad
+                    let inside = x >= 0 && x + m - 1 < g.width
+                    for q in 0..<m {
+                        phases[q * (tw + 1) + k] = inside || (x + q >= 0 && x + q < g.width) ? source[x + q] : 0
                     }
                 }
             }
-            inputTransform(tw, (UnsafePointer(p0), UnsafePointer(p1), UnsafePointer(p2), UnsafePointer(p3),
-                                UnsafePointer(p0 + 1), UnsafePointer(p1 + 1)), (h(0, r), h(1, r), h(2, r), h(3, r), h(4, r), h(5, r)))
+            switch variant {
+            case .f4:
+                inputTransform6(tw, (tap(0), tap(1), tap(2), tap(3), tap(4), tap(5)),
+                                (h(0, r), h(1, r), h(2, r), h(3, r), h(4, r), h(5, r)))
+            case .f2:
+                inputTransform4(tw, (tap(0), tap(1), tap(2), tap(3)), (h(0, r), h(1, r), h(2, r), h(3, r)))
+            }
         }
         let count = g.tileRows * tw
-        for j in 0..<window {
-            inputTransform(count, (UnsafePointer(h(j, 0)), UnsafePointer(h(j, 1)), UnsafePointer(h(j, 2)),
-                                   UnsafePointer(h(j, 3)), UnsafePointer(h(j, 4)), UnsafePointer(h(j, 5))),
-                           (v + j * positionStride, v + (6 + j) * positionStride, v + (12 + j) * positionStride,
-                            v + (18 + j) * positionStride, v + (24 + j) * positionStride, v + (30 + j) * positionStride))
+        for j in 0..<w {
+            func source(_ i: Int) -> UnsafePointer<Float> { UnsafePointer(h(j, i)) }
+            switch variant {
+            case .f4:
+                inputTransform6(count, (source(0), source(1), source(2), source(3), source(4), source(5)),
+                                (vp(0, j), vp(1, j), vp(2, j), vp(3, j), vp(4, j), vp(5, j)))
+            case .f2:
+                inputTransform4(count, (source(0), source(1), source(2), source(3)), (vp(0, j), vp(1, j), vp(2, j), vp(3, j)))
+            }
         }
     }
 
     /// `Y = Aᵀ M A` for every tile of one filter (in the block's tile rows), plus bias and
-    /// activation, written into the `outHeight × outWidth` plane (tiles past the edge are cut). Both passes run over all
-    /// tiles at once; a last pass interleaves the 4×4 tiles into rows and applies the epilogue.
-    static func transformOutput(_ m: UnsafePointer<Float>, _ g: Geometry, positionStride: Int,
+    /// activation, written into the `outHeight × outWidth` plane (tiles past the edge are cut).
+    /// Both passes run over all tiles at once; a last pass interleaves the m×m tiles into rows
+    /// and applies the epilogue.
+    static func transformOutput(_ variant: Variant, _ mPlane: UnsafePointer<Float>, _ g: Geometry, positionStride: Int,
                                 into plane: UnsafeMutablePointer<Float>, bias: Float, activation: Activation,
                                 rows: UnsafeMutablePointer<Float>) {
-        let tw = g.tileColumns
+        let tw = g.tileColumns, m = variant.tile, w = variant.window
         let count = g.tileRows * tw
         let z = rows                   // z[r][j][t]: columns combined
-        let y = rows + 24 * count      // y[r][s][t]: the 4×4 outputs of every tile
-        for j in 0..<window {
-            outputTransform(count, (m + j * positionStride, m + (6 + j) * positionStride, m + (12 + j) * positionStride,
-                                    m + (18 + j) * positionStride, m + (24 + j) * positionStride, m + (30 + j) * positionStride),
-                            (z + j * count, z + (6 + j) * count, z + (12 + j) * count, z + (18 + j) * count))
+        let y = rows + m * w * count   // y[r][s][t]: the m×m outputs of every tile
+        func mp(_ i: Int, _ j: Int) -> UnsafePointer<Float> { mPlane + (i * w + j) * positionStride }
+        func zp(_ r: Int, _ j: Int) -> UnsafeMutablePointer<Float> { z + (r * w + j) * count }
+        func yp(_ r: Int, _ s: Int) -> UnsafeMutablePointer<Float> { y + (r * m + s) * count }
+        for j in 0..<w {
+            switch variant {
+            case .f4:
+                outputTransform6(count, (mp(0, j), mp(1, j), mp(2, j), mp(3, j), mp(4, j), mp(5, j)),
+                                 (zp(0, j), zp(1, j), zp(2, j), zp(3, j)))
+            case .f2:
+                outputTransform4(count, (mp(0, j), mp(1, j), mp(2, j), mp(3, j)), (zp(0, j), zp(1, j)))
+            }
         }
-        for r in 0..<tile {
-            let zr = z + r * window * count
-            outputTransform(count, (UnsafePointer(zr), UnsafePointer(zr + count), UnsafePointer(zr + 2 * count),
-                                    UnsafePointer(zr + 3 * count), UnsafePointer(zr + 4 * count), UnsafePointer(zr + 5 * count)),
-                            (y + r * 4 * count, y + (r * 4 + 1) * count, y + (r * 4 + 2) * count, y + (r * 4 + 3) * count))
+        for r in 0..<m {
+            func source(_ j: Int) -> UnsafePointer<Float> { UnsafePointer(zp(r, j)) }
+            switch variant {
+            case .f4:
+                outputTransform6(count, (source(0), source(1), source(2), source(3), source(4), source(5)),
+                                 (yp(r, 0), yp(r, 1), yp(r, 2), yp(r, 3)))
+            case .f2:
+                outputTransform4(count, (source(0), source(1), source(2), source(3)), (yp(r, 0), yp(r, 1)))
+            }
         }
-        let top = g.firstTileRow * tile
-        for local in 0..<min(g.outHeight - top, g.tileRows * tile) {
-            let ty = local / tile, r = local % tile
+        let top = g.firstTileRow * m
+        for local in 0..<min(g.outHeight - top, g.tileRows * m) {
+            let ty = local / m, r = local % m
             let row = plane + (top + local) * g.outWidth
-            let source = y + r * 4 * count + ty * tw
+            let source = y + r * m * count + ty * tw
             for ox in 0..<g.outWidth {
-                row[ox] = source[(ox % tile) * count + ox / tile]
+                row[ox] = source[(ox % m) * count + ox / m]
             }
             Convolutional.biasActivation(row, count: g.outWidth, bias: bias, activation: activation)
+        }
+    }
+
+    typealias Four = (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
+    typealias FourOut = (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>,
+                         UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)
+
+    /// F(2×2)'s `o = Bᵀ x` for `count` independent 4-vectors, 8 at a time.
+    @inline(__always)
+    static func inputTransform4(_ count: Int, _ x: Four, _ o: FourOut) {
+        var i = 0
+        while i + 8 <= count {
+            let x0 = load(x.0 + i), x1 = load(x.1 + i), x2 = load(x.2 + i), x3 = load(x.3 + i)
+            store(x0 - x2, o.0 + i)
+            store(x1 + x2, o.1 + i)
+            store(x2 - x1, o.2 + i)
+            store(x1 - x3, o.3 + i)
+            i += 8
+        }
+        while i < count {
+            let x0 = x.0[i], x1 = x.1[i], x2 = x.2[i], x3 = x.3[i]
+            o.0[i] = x0 - x2
+            o.1[i] = x1 + x2
+            o.2[i] = x2 - x1
+            o.3[i] = x1 - x3
+            i += 1
+        }
+    }
+
+    /// F(2×2)'s `o = Aᵀ m` for `count` independent 4-vectors, 8 at a time.
+    @inline(__always)
+    static func outputTransform4(_ count: Int, _ m: Four, _ o: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)) {
+        var i = 0
+        while i + 8 <= count {
+            let m1 = load(m.1 + i), m2 = load(m.2 + i)
+            store(load(m.0 + i) + m1 + m2, o.0 + i)
+            store(m1 - m2 - load(m.3 + i), o.1 + i)
+            i += 8
+        }
+        while i < count {
+            o.0[i] = m.0[i] + m.1[i] + m.2[i]
+            o.1[i] = m.1[i] - m.2[i] - m.3[i]
+            i += 1
         }
     }
 
     typealias Six = (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>,
                      UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)
 
-    /// `o = Bᵀ x` for `count` independent 6-vectors (`x.k[i]` is element k of vector i), 8 at a
+    /// F(4×4)'s `o = Bᵀ x` for `count` independent 6-vectors (`x.k[i]` is element k of vector i), 8 at a
     /// time with explicit SIMD (the many pointers defeat the auto-vectoriser's alias checks).
     @inline(__always)
-    static func inputTransform(_ count: Int, _ x: Six,
+    static func inputTransform6(_ count: Int, _ x: Six,
                                _ o: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>,
                                      UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)) {
         var i = 0
@@ -226,11 +293,9 @@ extension Winograd {
         }
     }
 
-    /// `o = Aᵀ m` for `count` independent 6-vectors, 8 at a time.
+    /// F(4×4)'s `o = Aᵀ m` for `count` independent 6-vectors, 8 at a time.
     @inline(__always)
-    static func outputTransform(_ count: Int, _ m: Six,
-                                _ o: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>,
-                                      UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)) {
+    static func outputTransform6(_ count: Int, _ m: Six, _ o: FourOut) {
         var i = 0
         while i + 8 <= count {
             let m1 = load(m.1 + i), m2 = load(m.2 + i), m3 = load(m.3 + i), m4 = load(m.4 + i)

@@ -79,8 +79,8 @@ public struct Convolutional: Sendable, Hashable {
     /// Floats of workspace this layer needs under `method` (0 for pointwise convolutions).
     public func workspaceCount(input: TensorShape, output: TensorShape, method: ConvolutionMethod = .im2col) -> Int {
         switch method {
-        case .winograd:
-            return Winograd.workspaceCount(channels: input.channels, filters: filters,
+        case .winograd, .winogradF2:
+            return Winograd.workspaceCount(method.winogradVariant ?? .f4, channels: input.channels, filters: filters,
                                            outHeight: output.height, outWidth: output.width)
         case .gemm, .im2col:
             return isPointwise ? 0 : fanIn(inputChannels: input.channels) * im2colBlockRows(input: input, output: output) * output.width
@@ -113,10 +113,10 @@ public struct Convolutional: Sendable, Hashable {
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
                  outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>,
                  timer: inout PhaseTimer?) {
-        if let transformed = weights.winograd {
+        if let transformed = weights.winograd, let variant = weights.winogradVariant {
             transformed.withUnsafeBufferPointer { u in
                 weights.biases.withUnsafeBufferPointer { bias in
-                    Winograd.forward(input: input, channels: inputShape.channels, height: inputShape.height,
+                    Winograd.forward(variant, input: input, channels: inputShape.channels, height: inputShape.height,
                                      width: inputShape.width, pad: padding, output: output, filters: filters,
                                      outHeight: outputShape.height, outWidth: outputShape.width,
                                      transformed: u.baseAddress!, biases: bias.baseAddress!, activation: activation,

@@ -31,7 +31,7 @@ public final class Network {
         var workspaceCount = 0
         for layer in model.layers {
             if case .convolutional(let conv) = layer.kind {
-                let method: ConvolutionMethod = prepared[layer.index]?.winograd != nil ? .winograd : .im2col
+                let method = prepared[layer.index].map(Self.method) ?? .im2col
                 workspaceCount = max(workspaceCount, conv.workspaceCount(input: layer.input, output: layer.output, method: method))
             }
         }
@@ -74,8 +74,17 @@ public final class Network {
     public var methods: [ConvolutionMethod?] {
         model.layers.map { layer in
             guard case .convolutional(let conv) = layer.kind else { return nil }
-            if parameters[layer.index]?.winograd != nil { return .winograd }
-            return conv.isPointwise ? .gemm : .im2col
+            let method = parameters[layer.index].map(Self.method) ?? .im2col
+            return method == .im2col && conv.isPointwise ? .gemm : method
+        }
+    }
+
+    /// The method prepared parameters run: their Winograd variant, else im2col (or plain GEMM).
+    private static func method(_ parameters: ConvolutionWeights) -> ConvolutionMethod {
+        switch parameters.winogradVariant {
+        case .f4: return .winograd
+        case .f2: return .winogradF2
+        case nil: return .im2col
         }
     }
 

@@ -10,9 +10,11 @@ public struct ConvolutionWeights: Sendable {
     public var weights: [Float]
     /// `filters`.
     public var biases: [Float]
-    /// The weights transformed for Winograd F(4×4, 3×3) (`36 × filters × C`), when the layer
-    /// runs Winograd; `weights` is then emptied so the model is not held twice.
+    /// The weights transformed for Winograd (`positions × filters × C`), when the layer runs
+    /// Winograd; `weights` is then emptied so the model is not held twice.
     public var winograd: [Float]?
+    /// Which Winograd F(m×m, 3×3) `winograd` is for.
+    var winogradVariant: Winograd.Variant?
 
     public init(weights: [Float], biases: [Float]) {
         self.weights = weights
@@ -22,9 +24,12 @@ public struct ConvolutionWeights: Sendable {
     /// These parameters ready for `method`: transformed (and the plain copy dropped) for
     /// Winograd, unchanged otherwise. Already-transformed parameters stay as they are.
     func prepared(for method: ConvolutionMethod, filters: Int, channels: Int) -> ConvolutionWeights {
-        guard method == .winograd, winograd == nil else { return self }
+        guard let variant = method.winogradVariant, winograd == nil else { return self }
         var result = self
-        result.winograd = weights.withUnsafeBufferPointer { Winograd.transformWeights($0, filters: filters, channels: channels) }
+        result.winograd = weights.withUnsafeBufferPointer {
+            Winograd.transformWeights(variant, $0, filters: filters, channels: channels)
+        }
+        result.winogradVariant = variant
         result.weights = []
         return result
     }
