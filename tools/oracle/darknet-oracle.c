@@ -409,11 +409,22 @@ static int mode_layers(int argc, char **argv)
     fprintf(out, "{");
     if (meta && meta[0]) fprintf(out, "%s,\n", meta);
     fprintf(out, "\"width\":%d,\"height\":%d,\"samplesPerSet\":%d,\"layers\":[\n", w, h, samples);
+    int prev_c = 3, prev_h = h, prev_w = w;
     for (int i = 0; i < net->n; ++i) {
         layer *l = &net->layers[i];
-        long count = (long)l->out_c * l->out_h * l->out_w;
+        int oc = l->out_c, oh = l->out_h, ow = l->out_w;
+        /* darknet leaves out_c/out_h/out_w at 0 for [softmax] and [cost]; their
+         * outputs keep their input's shape, the previous layer's output. */
+        if ((l->type == SOFTMAX || l->type == COST) && (long)oc * oh * ow != l->outputs) {
+            oc = prev_c; oh = prev_h; ow = prev_w;
+        }
+        prev_c = oc; prev_h = oh; prev_w = ow;
+        long count = (long)oc * oh * ow;
         if (count != l->outputs) die("%s", "layer output count mismatch");
-        const float *o = l->output;
+        /* A [cost] layer computes nothing at inference (its buffer stays zero);
+         * network_predict returns the layer before it (get_network_output), so
+         * that is what we record for it. */
+        const float *o = (l->type == COST && i > 0) ? net->layers[i - 1].output : l->output;
         double sum = 0;
         float mn = o[0], mx = o[0];
         int finite = 1;
@@ -434,7 +445,7 @@ static int mode_layers(int argc, char **argv)
             exit(1);
         }
         fprintf(out, "{\"index\":%d,\"type\":\"%s\",\"out_c\":%d,\"out_h\":%d,\"out_w\":%d,"
-                "\"count\":%ld,", i, type_name(l->type), l->out_c, l->out_h, l->out_w, count);
+                "\"count\":%ld,", i, type_name(l->type), oc, oh, ow, count);
         if (l->type == CONVOLUTIONAL)
             fprintf(out, "\"bflops\":%.9g,",
                     (2.0 * l->n * l->size * l->size * (l->c / l->groups) * l->out_h * l->out_w) / 1e9);
