@@ -9,10 +9,16 @@ import XCTest
 /// input within 1e-4 × (1 + the layer's std), and darknet's `predict_classifier` top 5 on
 /// data/dog.jpg (letterbox, `network_predict`, `top_k`) equal in order, scores within 1e-5.
 ///
-/// Supported: tiny, darknet19, darknet53, extraction, densenet201 at 64×64, alexnet at
-/// 128×128 (its last 3×3 maxpool needs a 2×2 or larger input).
+/// Covered: tiny, darknet, darknet19, darknet53, extraction, densenet201, writing at 64×64,
+/// alexnet at 128×128 (its last 3×3 maxpool needs a 2×2 or larger input), cifar at 28×28.
 final class ClassifierGoldenTests: XCTestCase {
     func testTiny() throws { try check("tiny", size: 64) }
+    /// darknet.cfg, the "Darknet Reference" model.
+    func testDarknetReference() throws { try check("darknet", size: 64) }
+    /// Ends with a `[cost]` layer: `network_predict` returns the logistic convolution before it.
+    func testWriting() throws { try check("writing", size: 64) }
+    /// `[dropout]` between convolutions, at the cfg's own 28×28.
+    func testCifar() throws { try check("cifar", size: 28) }
     func testDarknet19() throws { try check("darknet19", size: 64) }
     func testDarknet53() throws { try check("darknet53", size: 64) }
     func testExtraction() throws { try check("extraction", size: 64) }
