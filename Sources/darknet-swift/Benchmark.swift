@@ -41,6 +41,9 @@ struct Benchmark: ParsableCommand {
     @Option(help: "BLAS threads (default: one per core).")
     var threads: Int?
 
+    @Option(help: "Convolution method: auto (Winograd where it pays), im2col (darknet's) or winograd.")
+    var convAlgorithm: ConvolutionAlgorithm = .auto
+
     @Option(help: "Output format: table, json or csv.")
     var format: Format = .table
 
@@ -99,7 +102,7 @@ struct Benchmark: ParsableCommand {
             let bytes = SyntheticWeights.bytes(for: model, seed: seed)
             parameters = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic weights", for: model) }
         }
-        let network = try Network(model: model, weights: parameters)
+        let network = try Network(model: model, weights: parameters, algorithm: convAlgorithm)
         let peakGflops = peak ? Machine.measurePeakGflops() : nil
         let input = SyntheticWeights.input(model.inputShape)
         let measured = try BenchmarkResult.measure(network: network, input: input, runs: runs, warmup: warmup)

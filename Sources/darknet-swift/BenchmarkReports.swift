@@ -21,13 +21,13 @@ enum BenchmarkTable {
         }
         text += "\n"
 
-        var columns = ["layer", "type", "options", "input", "", "output", "BFLOPs", "median ms", "p90 ms", "GFLOPS"]
+        var columns = ["layer", "type", "options", "method", "input", "", "output", "BFLOPs", "median ms", "p90 ms", "GFLOPS"]
         if m.peakGflops != nil { columns.append("% peak") }
         columns += ["% time", "im2col ms", "gemm ms", "epilogue ms"]
         var lines = [columns]
         for row in rows {
             let i = row.layer.input, o = row.layer.output
-            var cells = [String(row.layer.index), row.layer.typeName, row.options,
+            var cells = [String(row.layer.index), row.layer.typeName, row.options, row.method?.rawValue ?? "",
                          "\(i.width)x\(i.height)x\(i.channels)", "->", "\(o.width)x\(o.height)x\(o.channels)",
                          row.layer.bflops > 0 ? String(format: "%.3f", row.bflops) : "",
                          ms(row.median), ms(row.p90), row.layer.bflops > 0 ? String(format: "%.1f", row.gflops) : ""]
@@ -42,7 +42,7 @@ enum BenchmarkTable {
             }
             lines.append(cells)
         }
-        let leftAligned: Set<String> = ["type", "options", "input", "output", ""]
+        let leftAligned: Set<String> = ["type", "options", "method", "input", "output", ""]
         var widths = [Int](repeating: 0, count: columns.count)
         for line in lines { for (c, cell) in line.enumerated() { widths[c] = max(widths[c], cell.count) } }
         for line in lines {
@@ -77,13 +77,13 @@ enum BenchmarkTable {
 /// `benchmark --format csv`: a header and one line per layer (RFC 4180 quoting), times in ms.
 enum BenchmarkCSV {
     static func render(_ result: BenchmarkResult, rows: [BenchmarkRow]) -> String {
-        var header = ["index", "type", "options", "input_c", "input_h", "input_w", "output_c", "output_h", "output_w",
+        var header = ["index", "type", "options", "method", "input_c", "input_h", "input_w", "output_c", "output_h", "output_w",
                       "bflops", "median_ms", "p90_ms", "gflops", "percent", "im2col_ms", "gemm_ms", "epilogue_ms"]
         if result.machine.peakGflops != nil { header.append("peak_percent") }
         var text = header.joined(separator: ",") + "\n"
         for row in rows {
             let i = row.layer.input, o = row.layer.output
-            var cells = [String(row.layer.index), row.layer.typeName, field(row.options),
+            var cells = [String(row.layer.index), row.layer.typeName, field(row.options), row.method?.rawValue ?? "",
                          String(i.channels), String(i.height), String(i.width),
                          String(o.channels), String(o.height), String(o.width),
                          String(format: "%.3f", row.bflops), msValue(row.median), msValue(row.p90),
@@ -106,7 +106,7 @@ enum BenchmarkCSV {
 
 /// `benchmark --format json`: one object, keys in a fixed order (tools and CI read them):
 /// `machine`, `cfg`, `width`, `height`, `weights`, `runs`, `warmup`, `layers` (index, type,
-/// options, input/output `[c, h, w]`, bflops, medianMs, p90Ms, gflops, percent, [peakPercent],
+/// options, [method], input/output `[c, h, w]`, bflops, medianMs, p90Ms, gflops, percent, [peakPercent],
 /// [phases {im2col, gemm, epilogue}]), `totalBflops`, `endToEndMedianMs`, `endToEndP90Ms`,
 /// `sumOfLayersMs` (sum of layer medians), `layerSumMedianMs` (median over profiled passes of
 /// their summed layer times), `endToEndMs` and `layerSumsMs` (each run's plain pass and
@@ -120,6 +120,7 @@ enum BenchmarkJSON {
         let layers = rows.map { row -> String in
             let i = row.layer.input, o = row.layer.output
             var text = "{\"index\":\(row.layer.index),\"type\":\(q(row.layer.typeName)),\"options\":\(q(row.options)),"
+                + (row.method.map { "\"method\":\(q($0.rawValue))," } ?? "")
                 + "\"input\":[\(i.channels),\(i.height),\(i.width)],\"output\":[\(o.channels),\(o.height),\(o.width)],"
                 + "\"bflops\":\(n(row.bflops)),\"medianMs\":\(n(row.median * 1000)),\"p90Ms\":\(n(row.p90 * 1000)),"
                 + "\"gflops\":\(n(row.gflops)),\"percent\":\(n(result.percent(row)))"

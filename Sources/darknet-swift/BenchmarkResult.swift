@@ -6,8 +6,11 @@ struct BenchmarkRow {
     var layer: Layer
     var median: Double
     var p90: Double
-    /// Per-phase medians (each phase's own median over the runs) of a convolution.
+    /// Per-phase medians (each phase's own median over the runs) of a convolution. For a
+    /// Winograd layer the `im2col` phase is its input transform and `epilogue` its output transform.
     var phases: ConvolutionPhases?
+    /// How a convolution computed (`gemm`, `im2col`, `winograd`); nil for other layers.
+    var method: ConvolutionMethod?
 
     /// darknet's BFLOPs as `summary` prints it (three decimals).
     var bflops: Double { (layer.bflops * 1000).rounded() / 1000 }
@@ -98,6 +101,7 @@ struct BenchmarkResult {
             profiles.append(profile.layers)
             measured += seconds + profile.seconds
         }
+        let methods = network.methods
         let rows = network.model.layers.map { layer -> BenchmarkRow in
             let times = profiles.map { $0[layer.index] }
             var phases: ConvolutionPhases?
@@ -109,7 +113,7 @@ struct BenchmarkResult {
             }
             let seconds = times.map(\.seconds)
             return BenchmarkRow(layer: layer, median: Statistics.median(seconds), p90: Statistics.percentile(seconds, 0.9),
-                                phases: phases)
+                                phases: phases, method: methods[layer.index])
         }
         let layerSums = profiles.map { $0.reduce(0) { $0 + $1.seconds } }
         return (rows, endToEnd, layerSums)

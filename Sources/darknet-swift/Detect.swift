@@ -42,6 +42,9 @@ struct Detect: ParsableCommand {
     @Option(help: "BLAS threads (default: one per core).")
     var threads: Int?
 
+    @Option(help: "Convolution method: auto (Winograd where it pays), im2col (darknet's) or winograd.")
+    var convAlgorithm: ConvolutionAlgorithm = .auto
+
     @Option(help: "Output format: text or json.")
     var format: Format = .text
 
@@ -75,7 +78,8 @@ struct Detect: ParsableCommand {
     }
 
     private func detectAll() throws {
-        var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, width: size, height: size, threads: threads)
+        var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, width: size, height: size, threads: threads,
+                                      convolutionAlgorithm: convAlgorithm)
         if nms == 0 { options.nmsMode = .none }
         let detector = try Detector(cfg: cfg, weights: weights, options: options)
         try report(detector.model.warnings, strict: strict)
@@ -116,3 +120,5 @@ struct Detect: ParsableCommand {
         return (0..<classes).map(String.init)
     }
 }
+
+extension ConvolutionAlgorithm: ExpressibleByArgument {}

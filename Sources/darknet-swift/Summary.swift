@@ -12,6 +12,12 @@ struct Summary: ParsableCommand {
     @Option(help: "Network input width and height (overrides [net]).")
     var size: Int?
 
+    @Flag(help: "After the table, list each convolution's method and parameter memory.")
+    var methods = false
+
+    @Option(help: "Convolution method for --methods: auto (Winograd where it pays), im2col (darknet's) or winograd.")
+    var convAlgorithm: ConvolutionAlgorithm = .auto
+
     @Flag(help: "Treat unknown cfg keys as errors instead of warnings.")
     var strict = false
 
@@ -24,5 +30,6 @@ struct Summary: ParsableCommand {
         }
         try report(model.warnings, strict: strict)
         print(LayerTable.render(model), terminator: "")
+        if methods { print(MethodTable.render(model, algorithm: convAlgorithm), terminator: "") }
     }
 }

@@ -135,11 +135,13 @@ final class BenchmarkCommandTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.hasPrefix("blas      OpenBLAS") && $0.contains("(core ") }, result.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("peak      sgemm ") && $0.contains(" GFLOPS (1536x1536x1536, median of 5)") }, result.stdout)
         let header = try XCTUnwrap(lines.first { $0.hasPrefix("layer ") })
-        for column in ["type", "options", "input", "output", "BFLOPs", "median ms", "p90 ms", "GFLOPS", "% peak", "% time",
+        for column in ["type", "options", "method", "input", "output", "BFLOPs", "median ms", "p90 ms", "GFLOPS", "% peak", "% time",
                        "im2col ms", "gemm ms", "epilogue ms"] {
             XCTAssertTrue(header.contains(column), "\(column) in \(header)")
         }
-        XCTAssertTrue(lines.contains { $0.hasPrefix("   12  convolutional  1024 3x3/1 leaky  4x4x512") }, result.stdout)
+        // auto: Winograd on the large 3×3 stride-1 layers, im2col on the small 13×13-style ones.
+        XCTAssertTrue(lines.contains { $0.hasPrefix("   12  convolutional  1024 3x3/1 leaky  im2col    4x4x512") }, result.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("    2  convolutional  32 3x3/1 leaky    winograd  64x64x16") }, result.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("end-to-end  median ") && $0.contains("images/s") }, result.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("layers      sum of layer medians ") && $0.contains("of end-to-end; median per-pass sum ") }, result.stdout)
     }

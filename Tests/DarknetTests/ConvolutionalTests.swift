@@ -21,6 +21,20 @@ final class ConvolutionalTests: XCTestCase {
     ]
 
     func testFastMatchesReference() throws {
+        try checkFastMatchesReference()
+    }
+
+    /// The same with the im2col matrix unfolded a few output rows at a time (as large images are).
+    func testBlockedIm2colMatchesReference() throws {
+        let saved = Convolutional.im2colBlockFloats
+        defer { Convolutional.im2colBlockFloats = saved }
+        for blockFloats in [1, 100, 250] {
+            Convolutional.im2colBlockFloats = blockFloats
+            try checkFastMatchesReference()
+        }
+    }
+
+    func checkFastMatchesReference() throws {
         var generator = SplitMix64(state: 42)
         for c in Self.cases {
             let conv = Convolutional(filters: c.filters, size: c.size, stride: c.stride, padding: c.pad, groups: c.groups,

@@ -64,6 +64,21 @@ final class DetectorTests: XCTestCase {
         assertMatchesDarknet(try detector.detect(in: image), golden, image: image)
     }
 
+    /// Every convolution method gives darknet's detections: auto (Winograd on 4 layers),
+    /// im2col everywhere (darknet's own method) and Winograd on every eligible layer.
+    func testEveryConvolutionAlgorithmMatchesDarknet() throws {
+        let golden = try JSONDecoder().decode(DetectionGolden.self,
+                                              from: Data(contentsOf: try TestData.fixture("yolov3-tiny-dog.json")))
+        let image = try Image(contentsOf: try TestData.path("data/dog.jpg"))
+        for algorithm in ConvolutionAlgorithm.allCases {
+            let detector = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"),
+                                        options: DetectorOptions(convolutionAlgorithm: algorithm))
+            let network = try Network(model: detector.model, weights: [:], algorithm: .im2col)
+            XCTAssertEqual(network.methods.compactMap { $0 }.count, 13)
+            assertMatchesDarknet(try detector.detect(in: image), golden, image: image)
+        }
+    }
+
     func testStretchAndAgnosticOptions() throws {
         let image = try Image(contentsOf: try TestData.path("data/dog.jpg"))
         var options = DetectorOptions()

@@ -5,6 +5,8 @@ import XCTest
 /// Whole networks against Debian's darknet (`libdarknet.so`), every layer, on the synthetic
 /// input; goldens from `tools/regen-goldens` (Fixtures/README.md). Tolerance 1e-4 × (1 + the
 /// layer's std) per sampled value and statistic; measured worst cases are about 1.4e-5.
+/// The synthetic models run under every `ConvolutionAlgorithm` (auto is the default; Winograd
+/// on every eligible layer is the worst case for rounding), all against the same tolerance.
 final class NetworkGoldenTests: XCTestCase {
     /// Real yolov3-tiny weights.
     func testYolov3TinyRealWeightsEveryLayer() throws {
@@ -39,7 +41,10 @@ final class NetworkGoldenTests: XCTestCase {
         XCTAssertEqual(String(SyntheticWeights.fnv1a64(bytes), radix: 16).leftPadded(to: 16), synthetic.fnv1a64,
                        "the Swift generator differs from the oracle's", file: file, line: line)
         let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
-        try assertMatchesGolden(Network(model: model, weights: weights), golden, tolerance: 1e-4, file: file, line: line)
+        for algorithm in ConvolutionAlgorithm.allCases {
+            try assertMatchesGolden(Network(model: model, weights: weights, algorithm: algorithm), golden, tolerance: 1e-4,
+                                    file: file, line: line)
+        }
     }
 }
 

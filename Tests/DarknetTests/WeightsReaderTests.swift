@@ -122,10 +122,39 @@ final class WeightsReaderTests: XCTestCase {
         }
     }
 
+    func testDirectoryAndEmptyFileAreErrors() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("weights-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        XCTAssertThrowsError(try WeightsReader.read(contentsOf: directory.path, for: try model)) { error in
+            XCTAssertEqual(error as? WeightsError, .unreadable(file: directory.path, reason: "is a directory"))
+        }
+        let empty = directory.appendingPathComponent("empty.weights")
+        FileManager.default.createFile(atPath: empty.path, contents: Data())
+        XCTAssertThrowsError(try WeightsReader.read(contentsOf: empty.path, for: try model)) { error in
+            XCTAssertEqual(error as? WeightsError, .empty(file: empty.path))
+        }
+    }
+
+    /// The mapped reader (which drops each layer's pages once folded) reads what the in-memory one reads.
+    func testMappedFileReadsTheSameParameters() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"))
+        let path = try TestData.path("yolov3-tiny.weights")
+        let mapped = try WeightsReader.read(contentsOf: path, for: model)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let inMemory = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: path, for: model) }
+        XCTAssertEqual(mapped.keys.sorted(), inMemory.keys.sorted())
+        for (layer, parameters) in inMemory {
+            XCTAssertEqual(mapped[layer]?.weights, parameters.weights, "layer \(layer)")
+            XCTAssertEqual(mapped[layer]?.biases, parameters.biases, "layer \(layer)")
+        }
+    }
+
     func testRealTinyWeightsSizeMatchesTheCfg() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"))
         let path = try TestData.path("yolov3-tiny.weights")
-        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        let size = try FileManager.default.attributesOfItem(atPath: resolved)[.size] as? Int
         XCTAssertEqual(size, 20 + WeightsReader.parameterBytes(for: model))
         let weights = try WeightsReader.read(contentsOf: path, for: model)
         XCTAssertEqual(weights.count, 13)

@@ -15,16 +15,17 @@ public final class Detector: @unchecked Sendable {
     /// The parsed cfg with every layer's shapes.
     public let model: ModelDescription
     public let options: DetectorOptions
-    /// Folded convolution parameters, shared (read-only) by every pooled network.
+    /// Folded convolution parameters (transformed for Winograd layers), shared (read-only) by
+    /// every pooled network.
     private let weights: [Int: ConvolutionWeights]
     private let lock = NSLock()
     private var idle: [Network]
 
     public init(model: ModelDescription, weights: [Int: ConvolutionWeights], options: DetectorOptions = .init()) throws {
         self.model = model
-        self.weights = weights
+        self.weights = Network.prepare(weights, for: model, algorithm: options.convolutionAlgorithm)
         self.options = options
-        self.idle = [try Network(model: model, weights: weights)]
+        self.idle = [try Network(model: model, weights: self.weights, algorithm: options.convolutionAlgorithm)]
         if let threads = options.threads { GEMM.threads = threads }
     }
 
@@ -85,7 +86,7 @@ public final class Detector: @unchecked Sendable {
         lock.lock()
         let pooled = idle.popLast()
         lock.unlock()
-        let network = try pooled ?? Network(model: model, weights: weights)
+        let network = try pooled ?? Network(model: model, weights: weights, algorithm: options.convolutionAlgorithm)
         defer {
             lock.lock()
             idle.append(network)

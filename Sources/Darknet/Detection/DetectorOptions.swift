@@ -23,9 +23,12 @@ public struct DetectorOptions: Sendable, Hashable {
     public var mapping: InputMapping = .letterbox
     /// BLAS threads; nil leaves OpenBLAS's default (one per core).
     public var threads: Int?
+    /// How convolutions compute (`auto`: Winograd where it pays, im2col + GEMM elsewhere).
+    public var convolutionAlgorithm: ConvolutionAlgorithm = .auto
 
     public init(threshold: Float = 0.5, nmsThreshold: Float = 0.45, nmsMode: NMSMode = .perClass,
-                width: Int? = nil, height: Int? = nil, mapping: InputMapping = .letterbox, threads: Int? = nil) {
+                width: Int? = nil, height: Int? = nil, mapping: InputMapping = .letterbox, threads: Int? = nil,
+                convolutionAlgorithm: ConvolutionAlgorithm = .auto) {
         self.threshold = threshold
         self.nmsThreshold = nmsThreshold
         self.nmsMode = nmsMode
@@ -33,5 +36,6 @@ public struct DetectorOptions: Sendable, Hashable {
         self.height = height
         self.mapping = mapping
         self.threads = threads
+        self.convolutionAlgorithm = convolutionAlgorithm
     }
 }

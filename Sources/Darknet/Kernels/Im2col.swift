@@ -6,20 +6,26 @@ enum Im2col {
     /// columns is computed once, then copied without per-element bounds checks (a block
     /// copy for stride 1, a strided loop otherwise); the rows are split across `GEMM.threads`
     /// workers when the matrix is large. Same values as `unfoldReference`, bit for bit.
+    ///
+    /// `outputRows` limits the columns to those output rows (a block of the matrix, whose
+    /// rows are then `outputRows.count · outWidth` long): convolutions unfold large images
+    /// block by block so the workspace stays small.
     static func unfold(_ image: UnsafePointer<Float>, channels: Int, height: Int, width: Int,
-                       size: Int, stride: Int, pad: Int,
+                       size: Int, stride: Int, pad: Int, outputRows: Range<Int>? = nil,
                        into columns: UnsafeMutablePointer<Float>) {
         let outHeight = (height + 2 * pad - size) / stride + 1
         let outWidth = (width + 2 * pad - size) / stride + 1
+        let block = outputRows ?? 0..<outHeight
         let rows = channels * size * size
-        Parallel.forChunks(of: rows, work: rows * outHeight * outWidth) { range in
+        let rowLength = block.count * outWidth
+        Parallel.forChunks(of: rows, work: rows * rowLength) { range in
             for row in range {
                 let kx = row % size
                 let ky = (row / size) % size
                 let channel = row / size / size
                 unfoldRow(plane: image + channel * height * width, height: height, width: width,
-                          kx: kx, ky: ky, stride: stride, pad: pad, outHeight: outHeight, outWidth: outWidth,
-                          into: columns + row * outHeight * outWidth)
+                          kx: kx, ky: ky, stride: stride, pad: pad, outputRows: block, outWidth: outWidth,
+                          into: columns + row * rowLength)
             }
         }
     }
@@ -29,7 +35,7 @@ enum Im2col {
     /// `0..<width` exactly for `ox` in `firstValid..<lastValid` below.
     @inline(__always)
     private static func unfoldRow(plane: UnsafePointer<Float>, height: Int, width: Int, kx: Int, ky: Int,
-                                  stride: Int, pad: Int, outHeight: Int, outWidth: Int,
+                                  stride: Int, pad: Int, outputRows: Range<Int>, outWidth: Int,
                                   into out: UnsafeMutablePointer<Float>) {
         // x ≥ 0  ⇔  ox ≥ ceil((pad − kx) / stride);  x < width  ⇔  ox ≤ (width − 1 + pad − kx) / stride.
         let firstValid = pad > kx ? min(outWidth, (pad - kx + stride - 1) / stride) : 0
@@ -37,9 +43,9 @@ enum Im2col {
         let lastValid = lastX < 0 ? firstValid : max(firstValid, min(outWidth, lastX / stride + 1))
         let runLength = lastValid - firstValid
         let firstX = kx + firstValid * stride - pad
-        for oy in 0..<outHeight {
+        for oy in outputRows {
             let y = ky + oy * stride - pad
-            let outRow = out + oy * outWidth
+            let outRow = out + (oy - outputRows.lowerBound) * outWidth
             if y < 0 || y >= height || runLength == 0 {
                 outRow.update(repeating: 0, count: outWidth)
                 continue

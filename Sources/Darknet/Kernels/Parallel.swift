@@ -24,4 +24,23 @@ enum Parallel {
             }
         }
     }
+
+    /// Like `forChunks`, also passing the worker's index (below `GEMM.threads` and
+    /// `maximumWorkers`), so each worker can use its own slice of a scratch buffer.
+    static func forWorkers(of count: Int, work: Int, minimumWork: Int = 1 << 16, maximumWorkers: Int = .max,
+                           _ body: (_ worker: Int, Range<Int>) -> Void) {
+        let workers = min(GEMM.threads, count, maximumWorkers)
+        guard workers > 1, work >= minimumWork else {
+            if count > 0 { body(0, 0..<count) }
+            return
+        }
+        withoutActuallyEscaping(body) { body in
+            nonisolated(unsafe) let chunk = body
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                let start = count * worker / workers
+                let end = count * (worker + 1) / workers
+                if start < end { chunk(worker, start..<end) }
+            }
+        }
+    }
 }

@@ -76,12 +76,31 @@ public struct Convolutional: Sendable, Hashable {
     /// True when the convolution is a plain matrix product of weights and input (1×1, stride 1, no padding).
     public var isPointwise: Bool { size == 1 && stride == 1 && padding == 0 }
 
-    /// Floats of im2col workspace this layer needs (0 for pointwise convolutions).
-    public func workspaceCount(input: TensorShape, output: TensorShape) -> Int {
-        isPointwise ? 0 : fanIn(inputChannels: input.channels) * output.height * output.width
+    /// Floats of workspace this layer needs under `method` (0 for pointwise convolutions).
+    public func workspaceCount(input: TensorShape, output: TensorShape, method: ConvolutionMethod = .im2col) -> Int {
+        switch method {
+        case .winograd:
+            return Winograd.workspaceCount(channels: input.channels, filters: filters,
+                                           outHeight: output.height, outWidth: output.width)
+        case .gemm, .im2col:
+            return isPointwise ? 0 : fanIn(inputChannels: input.channels) * im2colBlockRows(input: input, output: output) * output.width
+        }
     }
 
-    /// im2col + GEMM per group, then bias and activation: `input` is `C×H×W`, `output` is
+    /// Floats of im2col matrix unfolded at a time (8 MB): larger images are unfolded and
+    /// multiplied in blocks of output rows. yolov3's first stride-2 layer would otherwise need
+    /// a 50 MB workspace; GEMMs of ≥ 2M/k columns stay efficient. (A var so tests can force
+    /// small blocks.)
+    nonisolated(unsafe) static var im2colBlockFloats = 1 << 21
+
+    /// Output rows per im2col block (all of them when the whole matrix fits the block size).
+    func im2colBlockRows(input: TensorShape, output: TensorShape) -> Int {
+        let perRow = max(1, fanIn(inputChannels: input.channels) * output.width)
+        return max(1, min(output.height, Self.im2colBlockFloats / perRow))
+    }
+
+    /// im2col + GEMM per group, then bias and activation (or Winograd when `weights.winograd`
+    /// is set, see `ConvolutionAlgorithm`): `input` is `C×H×W`, `output` is
     /// `filters × outH × outW`, `weights.weights` is `filters × (C/groups) × size × size`.
     /// A non-nil `timer` (profiling) gets the time of each phase; nil reads no clock.
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
@@ -94,28 +113,46 @@ public struct Convolutional: Sendable, Hashable {
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
                  outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>,
                  timer: inout PhaseTimer?) {
+        if let transformed = weights.winograd {
+            transformed.withUnsafeBufferPointer { u in
+                weights.biases.withUnsafeBufferPointer { bias in
+                    Winograd.forward(input: input, channels: inputShape.channels, height: inputShape.height,
+                                     width: inputShape.width, pad: padding, output: output, filters: filters,
+                                     outHeight: outputShape.height, outWidth: outputShape.width,
+                                     transformed: u.baseAddress!, biases: bias.baseAddress!, activation: activation,
+                                     workspace: workspace, timer: &timer)
+                }
+            }
+            return
+        }
         let channelsPerGroup = inputShape.channels / groups
         let filtersPerGroup = filters / groups
         let k = fanIn(inputChannels: inputShape.channels)
         let spatial = outputShape.height * outputShape.width
         let inputPlane = inputShape.height * inputShape.width
+        let blockRows = im2colBlockRows(input: inputShape, output: outputShape)
         weights.weights.withUnsafeBufferPointer { w in
             for group in 0..<groups {
                 let groupInput = input + group * channelsPerGroup * inputPlane
-                let b: UnsafePointer<Float>
+                let groupWeights = w.baseAddress! + group * filtersPerGroup * k
+                let groupOutput = output + group * filtersPerGroup * spatial
                 if isPointwise {
-                    b = groupInput
-                } else {
-                    Im2col.unfold(groupInput, channels: channelsPerGroup, height: inputShape.height,
-                                  width: inputShape.width, size: size, stride: stride, pad: padding, into: workspace)
-                    b = UnsafePointer(workspace)
-                    timer?.lap(\.im2col)
+                    GEMM.multiply(m: filtersPerGroup, n: spatial, k: k, a: groupWeights, lda: k,
+                                  b: groupInput, ldb: spatial, c: groupOutput, ldc: spatial)
+                    timer?.lap(\.gemm)
+                    continue
                 }
-                GEMM.multiply(m: filtersPerGroup, n: spatial, k: k,
-                              a: w.baseAddress! + group * filtersPerGroup * k, lda: k,
-                              b: b, ldb: spatial,
-                              c: output + group * filtersPerGroup * spatial, ldc: spatial)
-                timer?.lap(\.gemm)
+                for first in Swift.stride(from: 0, to: outputShape.height, by: blockRows) {
+                    let rows = first..<min(outputShape.height, first + blockRows)
+                    let columns = rows.count * outputShape.width
+                    Im2col.unfold(groupInput, channels: channelsPerGroup, height: inputShape.height,
+                                  width: inputShape.width, size: size, stride: stride, pad: padding,
+                                  outputRows: rows, into: workspace)
+                    timer?.lap(\.im2col)
+                    GEMM.multiply(m: filtersPerGroup, n: columns, k: k, a: groupWeights, lda: k,
+                                  b: workspace, ldb: columns, c: groupOutput + first * outputShape.width, ldc: spatial)
+                    timer?.lap(\.gemm)
+                }
             }
         }
         weights.biases.withUnsafeBufferPointer { bias in
@@ -132,28 +169,34 @@ public struct Convolutional: Sendable, Hashable {
                          biases: UnsafePointer<Float>, activation: Activation) {
         Parallel.forChunks(of: filters, work: filters * spatial) { range in
             for f in range {
-                let plane = output + f * spatial
-                let bias = biases[f]
-                switch activation {
-                case .linear:
-                    for i in 0..<spatial { plane[i] += bias }
-                case .leaky:
-                    for i in 0..<spatial {
-                        let x = plane[i] + bias
-                        plane[i] = x > 0 ? x : Float(0.1 * Double(x))
-                    }
-                case .relu:
-                    for i in 0..<spatial {
-                        let x = plane[i] + bias
-                        plane[i] = x > 0 ? x : 0
-                    }
-                case .logistic:
-                    for i in 0..<spatial { plane[i] = activation.value(plane[i] + bias) }
-                default:
-                    for i in 0..<spatial { plane[i] += bias }
-                    activation.apply(plane, count: spatial)
-                }
+                biasActivation(output + f * spatial, count: spatial, bias: biases[f], activation: activation)
             }
+        }
+    }
+
+    /// `x = activation(x + bias)` over `count` contiguous floats: the epilogue of one filter
+    /// plane (or row). Linear, leaky, relu and logistic in one pass; the others add then call
+    /// `Activation.apply`. Bit for bit `epilogueReference`'s values.
+    @inline(__always)
+    static func biasActivation(_ plane: UnsafeMutablePointer<Float>, count: Int, bias: Float, activation: Activation) {
+        switch activation {
+        case .linear:
+            for i in 0..<count { plane[i] += bias }
+        case .leaky:
+            for i in 0..<count {
+                let x = plane[i] + bias
+                plane[i] = x > 0 ? x : Float(0.1 * Double(x))
+            }
+        case .relu:
+            for i in 0..<count {
+                let x = plane[i] + bias
+                plane[i] = x > 0 ? x : 0
+            }
+        case .logistic:
+            for i in 0..<count { plane[i] = activation.value(plane[i] + bias) }
+        default:
+            for i in 0..<count { plane[i] += bias }
+            activation.apply(plane, count: count)
         }
     }
 

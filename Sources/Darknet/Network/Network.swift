@@ -21,14 +21,18 @@ public final class Network {
         public var values: [Float]
     }
 
-    public init(model: ModelDescription, weights: [Int: ConvolutionWeights]) throws {
+    /// `algorithm` picks each convolution's method (`ConvolutionAlgorithm`); parameters that
+    /// `Network.prepare` already transformed keep their method.
+    public init(model: ModelDescription, weights: [Int: ConvolutionWeights], algorithm: ConvolutionAlgorithm = .auto) throws {
         self.model = model
-        self.parameters = model.layers.map { weights[$0.index] }
+        let prepared = Self.prepare(weights, for: model, algorithm: algorithm)
+        self.parameters = model.layers.map { prepared[$0.index] }
         self.plan = MemoryPlan(layers: model.layers)
         var workspaceCount = 0
         for layer in model.layers {
             if case .convolutional(let conv) = layer.kind {
-                workspaceCount = max(workspaceCount, conv.workspaceCount(input: layer.input, output: layer.output))
+                let method: ConvolutionMethod = prepared[layer.index]?.winograd != nil ? .winograd : .im2col
+                workspaceCount = max(workspaceCount, conv.workspaceCount(input: layer.input, output: layer.output, method: method))
             }
         }
         let bytes = (plan.totalFloats + workspaceCount) * MemoryLayout<Float>.stride
@@ -46,10 +50,37 @@ public final class Network {
     }
 
     /// Loads a cfg and its weights. `width`/`height` override `[net]`'s input size.
-    public convenience init(cfg: String, weights: String, width: Int? = nil, height: Int? = nil) throws {
+    public convenience init(cfg: String, weights: String, width: Int? = nil, height: Int? = nil,
+                            algorithm: ConvolutionAlgorithm = .auto) throws {
         let model = try ModelDescription(contentsOf: cfg, width: width, height: height)
-        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model))
+        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model), algorithm: algorithm)
     }
+
+    /// `weights` with every convolution ready for the method `algorithm` gives it (Winograd
+    /// layers get their transformed weights, once). Networks built from the result share it.
+    public static func prepare(_ weights: [Int: ConvolutionWeights], for model: ModelDescription,
+                               algorithm: ConvolutionAlgorithm) -> [Int: ConvolutionWeights] {
+        var prepared = weights
+        let methods = model.convolutionMethods(algorithm)
+        for layer in model.layers {
+            guard case .convolutional(let conv) = layer.kind, let parameters = weights[layer.index],
+                  let method = methods[layer.index] else { continue }
+            prepared[layer.index] = parameters.prepared(for: method, filters: conv.filters, channels: layer.input.channels)
+        }
+        return prepared
+    }
+
+    /// The method each convolution runs (nil for other layers), as `summary` and `benchmark` show.
+    public var methods: [ConvolutionMethod?] {
+        model.layers.map { layer in
+            guard case .convolutional(let conv) = layer.kind else { return nil }
+            if parameters[layer.index]?.winograd != nil { return .winograd }
+            return conv.isPointwise ? .gemm : .im2col
+        }
+    }
+
+    /// Bytes of convolution parameters each layer holds (0 for layers without).
+    public var parameterBytes: [Int] { parameters.map { $0?.bytes ?? 0 } }
 
     deinit {
         for buffer in buffers { buffer.deallocate() }

@@ -10,11 +10,27 @@ public struct ConvolutionWeights: Sendable {
     public var weights: [Float]
     /// `filters`.
     public var biases: [Float]
+    /// The weights transformed for Winograd F(4×4, 3×3) (`36 × filters × C`), when the layer
+    /// runs Winograd; `weights` is then emptied so the model is not held twice.
+    public var winograd: [Float]?
 
     public init(weights: [Float], biases: [Float]) {
         self.weights = weights
         self.biases = biases
     }
+
+    /// These parameters ready for `method`: transformed (and the plain copy dropped) for
+    /// Winograd, unchanged otherwise. Already-transformed parameters stay as they are.
+    func prepared(for method: ConvolutionMethod, filters: Int, channels: Int) -> ConvolutionWeights {
+        guard method == .winograd, winograd == nil else { return self }
+        var result = self
+        result.winograd = weights.withUnsafeBufferPointer { Winograd.transformWeights($0, filters: filters, channels: channels) }
+        result.weights = []
+        return result
+    }
+
+    /// Bytes of parameters held (plain or transformed weights, and biases).
+    public var bytes: Int { (weights.count + (winograd?.count ?? 0) + biases.count) * MemoryLayout<Float>.stride }
 
     /// Folds batch-norm statistics (`scales`, `rollingMean`, `rollingVariance`, each `filters` long).
     public static func folding(weights: [Float], biases: [Float], scales: [Float],

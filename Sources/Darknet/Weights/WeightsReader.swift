@@ -118,18 +118,20 @@ public enum WeightsReader {
         return Header(major: major, minor: minor, revision: revision, seen: UInt64(seen), size: 16)
     }
 
+    /// Reads the file through `mmap`, releasing each layer's pages once folded (`MappedFile`).
     public static func read(contentsOf path: String, for model: ModelDescription) throws -> [Int: ConvolutionWeights] {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)
-        } catch {
-            throw WeightsError.unreadable(file: path, reason: (error as NSError).localizedDescription)
-        }
-        return try data.withUnsafeBytes { try read($0, file: path, for: model) }
+        let file = try MappedFile(path: path)
+        return try read(file.bytes, file: path, for: model, consumed: file.release(upTo:))
     }
 
     /// Parses the bytes of a weights file: layer index → folded parameters (convolutional, connected, batchnorm).
     public static func read(_ bytes: UnsafeRawBufferPointer, file: String, for model: ModelDescription) throws -> [Int: ConvolutionWeights] {
+        try read(bytes, file: file, for: model, consumed: { _ in })
+    }
+
+    /// `consumed(offset)` is told after each layer that the bytes before `offset` are no longer needed.
+    static func read(_ bytes: UnsafeRawBufferPointer, file: String, for model: ModelDescription,
+                     consumed: (Int) -> Void) throws -> [Int: ConvolutionWeights] {
         try rejectNonWeights(bytes, file: file)
         let header = try readHeader(bytes, file: file)
         let expected = header.size + parameterBytes(for: model)
@@ -155,6 +157,8 @@ public enum WeightsReader {
                 offset += byteCount
             }
             result[layer.index] = fold(layer, arrays, transpose: transposesConnected(header))
+            arrays = []
+            consumed(offset)
         }
         if bytes.count != expected {
             throw WeightsError.tooLong(file: file, expectedSize: expected, actualSize: bytes.count)

@@ -1,0 +1,25 @@
+import Darknet
+import Foundation
+
+/// `summary --methods`: how each convolution computes under a `--conv-algorithm` and the
+/// parameter memory it holds, after darknet's table.
+enum MethodTable {
+    static func render(_ model: ModelDescription, algorithm: ConvolutionAlgorithm) -> String {
+        let methods = model.convolutionMethods(algorithm)
+        var text = "\nconvolutions with --conv-algorithm \(algorithm.rawValue):\n"
+        text += "layer  method    parameters MB\n"
+        var total = 0, plain = 0
+        for layer in model.layers {
+            guard let method = methods[layer.index] else { continue }
+            let bytes = model.parameterBytes(ofLayer: layer.index, method: method)
+            total += bytes
+            plain += model.parameterBytes(ofLayer: layer.index, method: .im2col)
+            let name = method.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+            text += String(format: "%5d  ", layer.index) + name + String(format: "  %13.3f\n", Double(bytes) / 1e6)
+        }
+        let count = methods.compactMap { $0 }.filter { $0 == .winograd }.count
+        text += String(format: "total %.1f MB of parameters (%.1f MB as darknet stores them); %d Winograd layers\n",
+                       Double(total) / 1e6, Double(plain) / 1e6, count)
+        return text
+    }
+}

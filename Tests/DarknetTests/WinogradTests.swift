@@ -1,0 +1,107 @@
+@testable import Darknet
+import XCTest
+
+/// F(4×4, 3×3) against the naive convolution (`ReferenceConvolution`, summed in Double).
+///
+/// Tolerance: Winograd adds and subtracts transformed values whose magnitude can reach ~100×
+/// the inputs' (the 4s, 5s and 8s of `Bᵀ` and `Aᵀ`), so its float error scales with the sum of
+/// |weight·input| products that feed an output, not with the output itself (which may cancel to
+/// ~0). Each output must be within 1e-5 × (that sum + 1): about 100 float ulps of the sum,
+/// far above what correct code shows (~1e-7) and far below any indexing mistake (which is off
+/// by a whole product, ≥ 1e-2 of the sum for these random values).
+final class WinogradTests: XCTestCase {
+    struct Case {
+        var channels, height, width, filters, pad: Int
+    }
+
+    static let cases: [Case] = [
+        Case(channels: 1, height: 1, width: 1, filters: 1, pad: 1),     // 1×1 image, one partial tile
+        Case(channels: 3, height: 4, width: 4, filters: 2, pad: 1),     // exactly one tile
+        Case(channels: 2, height: 5, width: 7, filters: 3, pad: 1),     // odd sizes, partial tiles
+        Case(channels: 4, height: 13, width: 13, filters: 5, pad: 1),   // yolov3's 13×13 grid
+        Case(channels: 3, height: 9, width: 11, filters: 4, pad: 0),    // no padding
+        Case(channels: 2, height: 6, width: 3, filters: 2, pad: 2),     // more padding than darknet uses
+        Case(channels: 67, height: 10, width: 9, filters: 33, pad: 1),  // many channels
+        Case(channels: 3, height: 3, width: 3, filters: 1, pad: 0),     // 1×1 output
+    ]
+
+    func testMatchesNaiveConvolution() {
+        checkMatchesNaiveConvolution()
+    }
+
+    /// Large images go through in blocks of tile rows (one image per pass): force tiny blocks.
+    func testBlockedPassesMatchNaiveConvolution() {
+        let saved = Winograd.blockFloats
+        defer { Winograd.blockFloats = saved }
+        for blockFloats in [1, 3000] {
+            Winograd.blockFloats = blockFloats
+            checkMatchesNaiveConvolution()
+        }
+    }
+
+    func checkMatchesNaiveConvolution() {
+        var generator = SplitMix64(state: 11)
+        for c in Self.cases {
+            for batch in [1, 2] {
+                let outHeight = c.height + 2 * c.pad - 2, outWidth = c.width + 2 * c.pad - 2
+                let plane = c.channels * c.height * c.width, outPlane = c.filters * outHeight * outWidth
+                // Images padded apart by 5 floats to prove the strides are honoured.
+                let input = (0..<(batch * (plane + 5))).map { _ in generator.uniform(-1, 1) }
+                let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
+                let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
+                let output = run(c, batch: batch, input: input, inputStride: plane + 5, outputStride: outPlane + 3,
+                                 weights: weights, biases: biases)
+                for b in 0..<batch {
+                    let image = Array(input[(b * (plane + 5))..<(b * (plane + 5) + plane)])
+                    let reference = ReferenceConvolution.forward(input: image, channels: c.channels, height: c.height,
+                                                                 width: c.width, weights: weights, filters: c.filters,
+                                                                 size: 3, stride: 1, pad: c.pad, groups: 1)
+                    let magnitude = ReferenceConvolution.forward(input: image.map(abs), channels: c.channels,
+                                                                 height: c.height, width: c.width, weights: weights.map(abs),
+                                                                 filters: c.filters, size: 3, stride: 1, pad: c.pad, groups: 1)
+                    for i in 0..<outPlane {
+                        let expected = reference[i] + biases[i / (outHeight * outWidth)]
+                        XCTAssertEqual(output[b * (outPlane + 3) + i], expected, accuracy: 1e-5 * (magnitude[i] + 1),
+                                       "\(c) batch \(b) at \(i)")
+                    }
+                    XCTAssertTrue(output[b * (outPlane + 3) + outPlane].isNaN, "\(c): wrote past image \(b)")
+                }
+            }
+        }
+    }
+
+    func testActivationIsApplied() {
+        var generator = SplitMix64(state: 3)
+        let c = Case(channels: 2, height: 6, width: 5, filters: 3, pad: 1)
+        let input = (0..<(2 * 6 * 5)).map { _ in generator.uniform(-1, 1) }
+        let weights = (0..<(3 * 2 * 9)).map { _ in generator.uniform(-1, 1) }
+        let biases: [Float] = [0.1, -0.2, 0.3]
+        let linear = run(c, batch: 1, input: input, inputStride: 0, outputStride: 0, weights: weights, biases: biases)
+        let leaky = run(c, batch: 1, input: input, inputStride: 0, outputStride: 0, weights: weights, biases: biases,
+                        activation: .leaky)
+        XCTAssertTrue(linear.contains { $0 < 0 })
+        XCTAssertEqual(leaky, linear.map { Activation.leaky.value($0) })
+    }
+
+    private func run(_ c: Case, batch: Int, input: [Float], inputStride: Int, outputStride: Int,
+                     weights: [Float], biases: [Float], activation: Activation = .linear) -> [Float] {
+        let outHeight = c.height + 2 * c.pad - 2, outWidth = c.width + 2 * c.pad - 2
+        let transformed = weights.withUnsafeBufferPointer {
+            Winograd.transformWeights($0, filters: c.filters, channels: c.channels)
+        }
+        var output = [Float](repeating: .nan, count: batch * max(outputStride, c.filters * outHeight * outWidth))
+        var workspace = [Float](repeating: .nan, count: Winograd.workspaceCount(
+            channels: c.channels, filters: c.filters, outHeight: outHeight, outWidth: outWidth, batch: batch))
+        var timer: PhaseTimer? = nil
+        output.withUnsafeMutableBufferPointer { o in
+            workspace.withUnsafeMutableBufferPointer { w in
+                Winograd.forward(input: input, channels: c.channels, height: c.height, width: c.width, pad: c.pad,
+                                 output: o.baseAddress!, filters: c.filters, outHeight: outHeight, outWidth: outWidth,
+                                 transformed: transformed, biases: biases, activation: activation,
+                                 workspace: w.baseAddress!, batch: batch, inputStride: inputStride,
+                                 outputStride: outputStride, timer: &timer)
+            }
+        }
+        return output
+    }
+}
