@@ -30,6 +30,10 @@ struct BenchmarkRow {
         case .shortcut(let shortcut):
             return "from \(shortcut.source)" + (shortcut.activation == .linear ? "" : " \(shortcut.activation.rawValue)")
         case .yolo(let yolo): return "classes \(yolo.head.classes)"
+        case .connected(let connected): return "\(connected.outputs) \(connected.activation.rawValue)"
+        case .softmax(let softmax): return softmax.groups > 1 ? "groups \(softmax.groups)" : ""
+        case .dropout(let dropout): return String(format: "p %.2f", dropout.probability)
+        case .avgpool, .batchnorm, .cost: return ""
         }
     }
 }

@@ -6,6 +6,6 @@ struct DarknetSwift: ParsableCommand {
         commandName: "darknet-swift",
         abstract: "Run Darknet YOLO models (.cfg + .weights) on the CPU.",
         version: "0.1.0",
-        subcommands: [Detect.self, Summary.self, Benchmark.self]
+        subcommands: [Detect.self, Classify.self, Summary.self, Benchmark.self]
     )
 }

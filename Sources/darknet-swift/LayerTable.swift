@@ -29,6 +29,18 @@ enum LayerTable {
             return String(format: "res  %3d                ", shortcut.source) + shapes
         case .yolo:
             return "yolo"
+        case .avgpool:
+            return String(format: "avg                     %4d x%4d x%4d   ->  %4d", i.width, i.height, i.channels, o.channels)
+        case .connected(let connected):
+            return String(format: "connected                            %4d  ->  %4d", i.count, connected.outputs)
+        case .softmax:
+            return String(format: "softmax                                        %4d", i.count)
+        case .dropout(let dropout):
+            return String(format: "dropout       p = %.2f               %4d  ->  %4d", dropout.probability, i.count, i.count)
+        case .batchnorm:
+            return String(format: "Batch Normalization Layer: %d x %d x %d image", i.width, i.height, i.channels)
+        case .cost:
+            return String(format: "cost                                           %4d", i.count)
         }
     }
 }

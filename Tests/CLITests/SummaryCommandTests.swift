@@ -22,6 +22,37 @@ final class SummaryCommandTests: XCTestCase {
         XCTAssertTrue(result.stdout.hasSuffix("Total BFLOPs: 5.567 (sum of the rows; exact 5.565)\n"))
     }
 
+    /// Every row as Debian's darknet prints it loading alexnet.cfg at 128×128 (copied from its
+    /// stderr): conv, max, connected, dropout and softmax rows.
+    func testAlexnetRowsAreDarknets() throws {
+        let result = try CLI.run(["summary", try CLI.data("cfg/alexnet.cfg"), "--size", "128"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let rows = result.stdout.split(separator: "\n").dropFirst().dropLast().map(String.init)
+        XCTAssertEqual(rows, [
+            "    0 conv     96 11 x11 / 4   128 x 128 x   3   ->    30 x  30 x  96  0.063 BFLOPs",
+            "    1 max          3 x 3 / 2    30 x  30 x  96   ->    14 x  14 x  96",
+            "    2 conv    256  5 x 5 / 1    14 x  14 x  96   ->    14 x  14 x 256  0.241 BFLOPs",
+            "    3 max          3 x 3 / 2    14 x  14 x 256   ->     6 x   6 x 256",
+            "    4 conv    384  3 x 3 / 1     6 x   6 x 256   ->     6 x   6 x 384  0.064 BFLOPs",
+            "    5 conv    384  3 x 3 / 1     6 x   6 x 384   ->     6 x   6 x 384  0.096 BFLOPs",
+            "    6 conv    256  3 x 3 / 1     6 x   6 x 384   ->     6 x   6 x 256  0.064 BFLOPs",
+            "    7 max          3 x 3 / 2     6 x   6 x 256   ->     2 x   2 x 256",
+            "    8 connected                            1024  ->  4096",
+            "    9 dropout       p = 0.50               4096  ->  4096",
+            "   10 connected                            4096  ->  4096",
+            "   11 dropout       p = 0.50               4096  ->  4096",
+            "   12 connected                            4096  ->  1000",
+            "   13 softmax                                        1000",
+        ])
+    }
+
+    /// darknet53 at 64: the global average pool row.
+    func testAvgpoolRow() throws {
+        let result = try CLI.run(["summary", try CLI.data("cfg/darknet53.cfg"), "--size", "64"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("\n   75 avg                        2 x   2 x1024   ->  1024\n"), result.stdout)
+    }
+
     func testBadCfgIsOneLineWithFileAndLine() throws {
         let folder = try CLI.temporaryFolder(self)
         let cfg = folder.appendingPathComponent("bad.cfg")

@@ -8,7 +8,8 @@
  *       -L/usr/lib/darknet -ldarknet -Wl,-rpath,/usr/lib/darknet -lm -o darknet-oracle
  *
  * Modes:
- *   synth-weights CFG OUT.weights SEED
+ *   synth-weights CFG OUT.weights SEED [W H]
+ *       (W H: input size, which fixes [connected] weight counts; default the cfg's)
  *       Writes deterministic synthetic weights (spec v1, see
  *       Tests/DarknetTests/Fixtures/README.md), reloads them through darknet's
  *       own loader to prove the layout, prints a JSON line with the FNV-1a 64
@@ -20,6 +21,8 @@
  *       each of the two sample sets.
  *   detect CFG WEIGHTS IMAGE THRESH HIER NMS W H OUT.json [NAMES [META]]
  *       darknet's test_detector path; W H = 0 0 keeps the cfg's size.
+ *   classify CFG WEIGHTS IMAGE TOP W H OUT.json [META]
+ *       darknet's predict_classifier path (letterbox, network_predict, top_k).
  *
  *   META, when given, is a list of JSON members ("key":value,...) copied
  *   verbatim to the top of the output object (the regen script records the
@@ -109,6 +112,12 @@ static const char *type_name(LAYER_TYPE t)
     case ROUTE: return "route";
     case SHORTCUT: return "shortcut";
     case YOLO: return "yolo";
+    case AVGPOOL: return "avgpool";
+    case CONNECTED: return "connected";
+    case SOFTMAX: return "softmax";
+    case DROPOUT: return "dropout";
+    case BATCHNORM: return "batchnorm";
+    case COST: return "cost";
     default: return NULL;
     }
 }
@@ -119,7 +128,7 @@ static void require_supported(network *net, const char *cfg)
         if (!type_name(net->layers[i].type)) {
             fprintf(stderr, "darknet-oracle: %s layer %d has darknet LAYER_TYPE %d, which this "
                     "oracle does not support (only convolutional, maxpool, upsample, route, "
-                    "shortcut, yolo)\n", cfg, i, (int)net->layers[i].type);
+                    "shortcut, yolo, avgpool, connected, softmax, dropout, batchnorm, cost)\n", cfg, i, (int)net->layers[i].type);
             exit(1);
         }
     }
@@ -143,6 +152,9 @@ static void require_matching_weights(network *net, const char *weights)
         layer *l = &net->layers[i];
         if (l->type == CONVOLUTIONAL)
             expected += 4L * (l->n * (l->batch_normalize ? 4 : 1) + (long)l->nweights);
+        if (l->type == CONNECTED)
+            expected += 4L * (l->outputs * (l->batch_normalize ? 4 : 1) + (long)l->inputs * l->outputs);
+        if (l->type == BATCHNORM) expected += 4L * 3 * l->c;
     }
     if (size != expected) {
         fprintf(stderr, "darknet-oracle: %s has %ld bytes but the cfg needs %ld\n", weights, size, expected);
@@ -205,6 +217,31 @@ static void synth_conv(const layer *l, int feeds_shortcut, float *biases, float 
     for (long i = 0; i < nw; ++i) weights[i] = uniform(-a, a);
 }
 
+/* [connected] in file order: biases, weights (outputs x inputs), then if
+ * batch_normalize scales, rolling mean, rolling variance. */
+static void synth_connected(const layer *l, float *biases, float *weights, float *scales,
+                            float *mean, float *var)
+{
+    int n = l->outputs;
+    for (int i = 0; i < n; ++i) biases[i] = uniform(-0.1f, 0.1f);
+    float a = sqrtf(6.0f / (float)l->inputs);
+    long nw = (long)n * l->inputs;
+    for (long i = 0; i < nw; ++i) weights[i] = uniform(-a, a);
+    if (l->batch_normalize) {
+        for (int i = 0; i < n; ++i) scales[i] = uniform(0.8f, 1.2f);
+        for (int i = 0; i < n; ++i) mean[i] = uniform(-0.1f, 0.1f);
+        for (int i = 0; i < n; ++i) var[i] = uniform(0.8f, 1.2f);
+    }
+}
+
+/* [batchnorm]: scales, rolling mean, rolling variance (c each). */
+static void synth_batchnorm(const layer *l, float *scales, float *mean, float *var)
+{
+    for (int i = 0; i < l->c; ++i) scales[i] = uniform(0.8f, 1.2f);
+    for (int i = 0; i < l->c; ++i) mean[i] = uniform(-0.1f, 0.1f);
+    for (int i = 0; i < l->c; ++i) var[i] = uniform(0.8f, 1.2f);
+}
+
 static int same_floats(const float *a, const float *b, long n)
 {
     return memcmp(a, b, (size_t)n * sizeof(float)) == 0;
@@ -212,14 +249,15 @@ static int same_floats(const float *a, const float *b, long n)
 
 static int mode_synth_weights(int argc, char **argv)
 {
-    if (argc != 5) die("%s", "usage: synth-weights CFG OUT.weights SEED");
+    if (argc != 5 && argc != 7) die("%s", "usage: synth-weights CFG OUT.weights SEED [W H]");
+    int sw = argc == 7 ? atoi(argv[5]) : 0, sh = argc == 7 ? atoi(argv[6]) : 0;
     const char *cfg = argv[2], *out_path = argv[3];
     char *end;
     errno = 0;
     uint64_t seed = strtoull(argv[4], &end, 10);
     if (errno || *end) die("bad seed %s", argv[4]);
 
-    network *net = load_net(cfg, NULL, 0, 0);
+    network *net = load_net(cfg, NULL, sw, sh);
     require_supported(net, cfg);
 
     FILE *out = fopen(out_path, "wb");
@@ -234,6 +272,28 @@ static int mode_synth_weights(int argc, char **argv)
     int convs = 0;
     for (int i = 0; i < net->n; ++i) {
         layer *l = &net->layers[i];
+        if (l->type == CONNECTED || l->type == BATCHNORM) {
+            int n = l->type == CONNECTED ? l->outputs : l->c;
+            long nw = l->type == CONNECTED ? (long)l->inputs * l->outputs : 0;
+            float *b = malloc(sizeof(float) * n), *s = malloc(sizeof(float) * n);
+            float *m = malloc(sizeof(float) * n), *v = malloc(sizeof(float) * n);
+            float *w = malloc(sizeof(float) * (nw ? nw : 1));
+            if (l->type == CONNECTED) {
+                synth_connected(l, b, w, s, m, v);
+                fwrite(b, sizeof(float), n, out);
+                fwrite(w, sizeof(float), nw, out);
+                floats += n + nw;
+            }
+            if (l->type == BATCHNORM || l->batch_normalize) {
+                if (l->type == BATCHNORM) synth_batchnorm(l, s, m, v);
+                fwrite(s, sizeof(float), n, out);
+                fwrite(m, sizeof(float), n, out);
+                fwrite(v, sizeof(float), n, out);
+                floats += 3L * n;
+            }
+            free(b); free(s); free(m); free(v); free(w);
+            continue;
+        }
         if (l->type != CONVOLUTIONAL) continue;
         int feeds = (i + 1 < net->n && net->layers[i + 1].type == SHORTCUT);
         long nw = (long)l->n * (l->c / l->groups) * l->size * l->size;
@@ -257,10 +317,33 @@ static int mode_synth_weights(int argc, char **argv)
     free_network(net);
 
     /* Self-check: darknet's own loader must read back exactly what we generated. */
-    network *check = load_net(cfg, out_path, 0, 0);
+    network *check = load_net(cfg, out_path, sw, sh);
     rng_state = seed;
     for (int i = 0; i < check->n; ++i) {
         layer *l = &check->layers[i];
+        if (l->type == CONNECTED || l->type == BATCHNORM) {
+            int n = l->type == CONNECTED ? l->outputs : l->c;
+            long nw = l->type == CONNECTED ? (long)l->inputs * l->outputs : 0;
+            float *b = malloc(sizeof(float) * n), *s = malloc(sizeof(float) * n);
+            float *m = malloc(sizeof(float) * n), *v = malloc(sizeof(float) * n);
+            float *w = malloc(sizeof(float) * (nw ? nw : 1));
+            int ok = 1;
+            if (l->type == CONNECTED) {
+                synth_connected(l, b, w, s, m, v);
+                ok = same_floats(b, l->biases, n) && same_floats(w, l->weights, nw);
+            } else {
+                synth_batchnorm(l, s, m, v);
+            }
+            if (l->type == BATCHNORM || l->batch_normalize)
+                ok = ok && same_floats(s, l->scales, n) && same_floats(m, l->rolling_mean, n)
+                     && same_floats(v, l->rolling_variance, n);
+            if (!ok) {
+                fprintf(stderr, "darknet-oracle: reload check failed at layer %d\n", i);
+                exit(1);
+            }
+            free(b); free(s); free(m); free(v); free(w);
+            continue;
+        }
         if (l->type != CONVOLUTIONAL) continue;
         int feeds = (i + 1 < check->n && check->layers[i + 1].type == SHORTCUT);
         long nw = l->nweights;
@@ -326,11 +409,22 @@ static int mode_layers(int argc, char **argv)
     fprintf(out, "{");
     if (meta && meta[0]) fprintf(out, "%s,\n", meta);
     fprintf(out, "\"width\":%d,\"height\":%d,\"samplesPerSet\":%d,\"layers\":[\n", w, h, samples);
+    int prev_c = 3, prev_h = h, prev_w = w;
     for (int i = 0; i < net->n; ++i) {
         layer *l = &net->layers[i];
-        long count = (long)l->out_c * l->out_h * l->out_w;
+        int oc = l->out_c, oh = l->out_h, ow = l->out_w;
+        /* darknet leaves out_c/out_h/out_w at 0 for [softmax] and [cost]; their
+         * outputs keep their input's shape, the previous layer's output. */
+        if ((l->type == SOFTMAX || l->type == COST) && (long)oc * oh * ow != l->outputs) {
+            oc = prev_c; oh = prev_h; ow = prev_w;
+        }
+        prev_c = oc; prev_h = oh; prev_w = ow;
+        long count = (long)oc * oh * ow;
         if (count != l->outputs) die("%s", "layer output count mismatch");
-        const float *o = l->output;
+        /* A [cost] layer computes nothing at inference (its buffer stays zero);
+         * network_predict returns the layer before it (get_network_output), so
+         * that is what we record for it. */
+        const float *o = (l->type == COST && i > 0) ? net->layers[i - 1].output : l->output;
         double sum = 0;
         float mn = o[0], mx = o[0];
         int finite = 1;
@@ -351,7 +445,7 @@ static int mode_layers(int argc, char **argv)
             exit(1);
         }
         fprintf(out, "{\"index\":%d,\"type\":\"%s\",\"out_c\":%d,\"out_h\":%d,\"out_w\":%d,"
-                "\"count\":%ld,", i, type_name(l->type), l->out_c, l->out_h, l->out_w, count);
+                "\"count\":%ld,", i, type_name(l->type), oc, oh, ow, count);
         if (l->type == CONVOLUTIONAL)
             fprintf(out, "\"bflops\":%.9g,",
                     (2.0 * l->n * l->size * l->size * (l->c / l->groups) * l->out_h * l->out_w) / 1e9);
@@ -440,13 +534,55 @@ static int mode_detect(int argc, char **argv)
     return 0;
 }
 
+/* ---------- classify ---------- */
+/* darknet's predict_classifier (examples/classifier.c): letterbox_image to the
+ * network size, network_predict, top_k over net->outputs. Writes the top TOP
+ * (index, score) pairs; W H = 0 0 keeps the cfg's size. */
+static int mode_classify(int argc, char **argv)
+{
+    if (argc < 9 || argc > 10) die("%s", "usage: classify CFG WEIGHTS IMAGE TOP W H OUT.json [META]");
+    const char *cfg = argv[2], *weights = argv[3], *image_path = argv[4], *out_path = argv[8];
+    int top = atoi(argv[5]), w = atoi(argv[6]), h = atoi(argv[7]);
+    const char *meta = argc == 10 ? argv[9] : NULL;
+    if (top < 1) die("%s", "TOP must be at least 1");
+    if (access(weights, R_OK) != 0) die("cannot read weights %s", weights);
+    if (access(image_path, R_OK) != 0) die("cannot read image %s", image_path);
+    network *net = load_net(cfg, weights, w, h);
+    require_supported(net, cfg);
+    require_matching_weights(net, weights);
+    srand(2222222);
+    image im = load_image_color((char *)image_path, 0, 0);
+    image r = letterbox_image(im, net->w, net->h);
+    float *predictions = network_predict(net, r.data);
+    if (top > net->outputs) top = net->outputs;
+    int *indexes = calloc(top, sizeof(int));
+    top_k(predictions, net->outputs, top, indexes);
+    FILE *out = fopen(out_path, "w");
+    if (!out) die("cannot write %s", out_path);
+    fprintf(out, "{");
+    if (meta && meta[0]) fprintf(out, "%s,\n", meta);
+    fprintf(out, "\"imageWidth\":%d,\"imageHeight\":%d,\"networkWidth\":%d,\"networkHeight\":%d,"
+            "\"classes\":%d,\"top\":[", im.w, im.h, net->w, net->h, net->outputs);
+    for (int i = 0; i < top; ++i)
+        fprintf(out, "%s[%d,%.9g]", i ? "," : "", indexes[i], predictions[indexes[i]]);
+    fprintf(out, "]}\n");
+    if (fclose(out) != 0) die("write failed for %s", out_path);
+    free(indexes);
+    free_image(im);
+    free_image(r);
+    free_network(net);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "synth-weights") == 0) return mode_synth_weights(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "layers") == 0) return mode_layers(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "detect") == 0) return mode_detect(argc, argv);
-    fprintf(stderr, "usage: darknet-oracle synth-weights CFG OUT.weights SEED\n"
+    if (argc >= 2 && strcmp(argv[1], "classify") == 0) return mode_classify(argc, argv);
+    fprintf(stderr, "usage: darknet-oracle synth-weights CFG OUT.weights SEED [W H]\n"
                     "       darknet-oracle layers CFG WEIGHTS W H OUT.json [SAMPLES [META]]\n"
-                    "       darknet-oracle detect CFG WEIGHTS IMAGE THRESH HIER NMS W H OUT.json [NAMES [META]]\n");
+                    "       darknet-oracle detect CFG WEIGHTS IMAGE THRESH HIER NMS W H OUT.json [NAMES [META]]\n"
+                    "       darknet-oracle classify CFG WEIGHTS IMAGE TOP W H OUT.json [META]\n");
     return 2;
 }

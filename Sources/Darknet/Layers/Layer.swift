@@ -7,6 +7,12 @@ public struct Layer: Sendable, Hashable {
         case route(Route)
         case shortcut(Shortcut)
         case yolo(Yolo)
+        case avgpool(Avgpool)
+        case connected(Connected)
+        case softmax(Softmax)
+        case dropout(Dropout)
+        case batchnorm(Batchnorm)
+        case cost(Cost)
     }
 
     public var index: Int
@@ -26,6 +32,12 @@ public struct Layer: Sendable, Hashable {
         case .route: return "route"
         case .shortcut: return "shortcut"
         case .yolo: return "yolo"
+        case .avgpool: return "avgpool"
+        case .connected: return "connected"
+        case .softmax: return "softmax"
+        case .dropout: return "dropout"
+        case .batchnorm: return "batchnorm"
+        case .cost: return "cost"
         }
     }
 
@@ -45,7 +57,9 @@ public struct Layer: Sendable, Hashable {
     }
 
     public var bflops: Double {
-        if case .convolutional(let conv) = kind { return conv.bflops(input: input, output: output) }
-        return 0
+        switch kind {
+        case .convolutional(let conv): return conv.bflops(input: input, output: output)
+        default: return 0
+        }
     }
 }

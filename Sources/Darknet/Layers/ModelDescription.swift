@@ -1,7 +1,7 @@
 /// A parsed cfg with every layer's shapes inferred (pure: no weights, no buffers).
 ///
 /// Sections `[net]`/`[network]` first, then `[convolutional]`, `[maxpool]`, `[upsample]`,
-/// `[route]`, `[shortcut]`, `[yolo]`. The input size comes from `[net]` unless overridden
+/// `[route]`, `[shortcut]`, `[yolo]`, and the classifier sections (`ClassifierLayers.swift`). The input size comes from `[net]` unless overridden
 /// (Debian's yolov3.cfg says 608; people run it at 416).
 public struct ModelDescription: Sendable {
     public var file: String
@@ -135,6 +135,9 @@ public struct ModelDescription: Sendable {
             kind = .yolo(yolo)
             output = input
             known = Yolo.keys
+        case let name where Self.classifierSections.contains(name):
+            let inferred = try Self.classifierLayer(section, input: input)
+            (kind, output, known) = (inferred.0, inferred.1, inferred.2)
         default:
             throw CfgError.unknownSection(here, name: section.name)
         }

@@ -4,7 +4,7 @@
 /// per thread.
 public final class Network {
     public let model: ModelDescription
-    /// Folded parameters of each convolutional layer (nil for other layers).
+    /// Folded parameters of each convolutional, connected and batchnorm layer (nil for other layers).
     let parameters: [ConvolutionWeights?]
     let plan: MemoryPlan
     private let buffers: [UnsafeMutablePointer<Float>]
@@ -166,6 +166,18 @@ public final class Network {
             shortcut.forward(input: previous, source: UnsafePointer(output(of: shortcut.source)), output: out, count: layer.output.count)
         case .yolo(let yolo):
             yolo.forward(input: previous, output: out, shape: layer.output)
+        case .avgpool(let pool):
+            pool.forward(input: previous, inputShape: layer.input, output: out)
+        case .connected(let connected):
+            guard let weights = parameters[layer.index] else { preconditionFailure("connected \(layer.index) has no weights") }
+            connected.forward(input: previous, inputCount: layer.input.count, output: out, weights: weights)
+        case .softmax(let softmax):
+            softmax.forward(input: previous, output: out, count: layer.output.count)
+        case .batchnorm(let batchnorm):
+            guard let weights = parameters[layer.index] else { preconditionFailure("batchnorm \(layer.index) has no weights") }
+            batchnorm.forward(input: previous, shape: layer.output, output: out, weights: weights)
+        case .dropout, .cost:
+            if out != previous { out.update(from: previous, count: layer.output.count) }
         }
     }
 }

@@ -9,6 +9,10 @@
 ///   U(0.8, 1.2) (× 0.25 when the next layer is a `[shortcut]`, so residual sums stay
 ///   bounded), rolling mean U(−0.1, 0.1), rolling variance U(0.8, 1.2); weights U(−a, a)
 ///   with `a = sqrt(6 / fanIn)` (He-uniform: activations keep their scale through leaky ReLUs).
+/// - Per `[connected]` (file order): biases U(−0.1, 0.1), weights U(−a, a) with
+///   `a = sqrt(6 / inputs)`, then if batch_normalize scales U(0.8, 1.2), rolling mean
+///   U(−0.1, 0.1), rolling variance U(0.8, 1.2). Per `[batchnorm]`: scales, rolling mean,
+///   rolling variance as for a convolution.
 public enum SyntheticWeights {
     public static let specVersion = 1
 
@@ -28,6 +32,26 @@ public enum SyntheticWeights {
         }
         append(Int32(0)); append(Int32(2)); append(Int32(0)); append(UInt64(0))
         for layer in model.layers {
+            switch layer.kind {
+            case .connected(let connected):
+                let n = connected.outputs
+                appendUniform(n, -0.1, 0.1)
+                let a = (Float(6) / Float(layer.input.count)).squareRoot()
+                appendUniform(n * layer.input.count, -a, a)
+                if connected.batchNormalize {
+                    appendUniform(n, 0.8, 1.2)
+                    appendUniform(n, -0.1, 0.1)
+                    appendUniform(n, 0.8, 1.2)
+                }
+                continue
+            case .batchnorm:
+                let n = layer.input.channels
+                appendUniform(n, 0.8, 1.2)
+                appendUniform(n, -0.1, 0.1)
+                appendUniform(n, 0.8, 1.2)
+                continue
+            default: break
+            }
             guard case .convolutional(let conv) = layer.kind else { continue }
             let n = conv.filters
             let fanIn = conv.fanIn(inputChannels: layer.input.channels)

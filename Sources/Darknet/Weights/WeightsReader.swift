@@ -5,7 +5,11 @@ import Foundation
 /// Layout (darknet's `load_weights_upto`): int32 major, minor, revision; then `seen` as
 /// uint64 when `major·10 + minor ≥ 2` (and both < 1000) else uint32; then, per
 /// `[convolutional]` in cfg order, float32 biases, (if batch_normalize) scales, rolling
-/// mean, rolling variance, then the weights. The size must match the cfg exactly.
+/// mean, rolling variance, then the weights; per `[connected]` (`load_connected_weights`)
+/// biases, the `outputs × inputs` weights — stored `inputs × outputs` and transposed when
+/// major or minor > 1000 (parser.c's `transpose` flag) — then, if batch_normalize, scales,
+/// rolling mean, rolling variance; per `[batchnorm]` (`load_batchnorm_weights`) scales,
+/// rolling mean, rolling variance (`C` each). The size must match the cfg exactly.
 public enum WeightsReader {
     public struct Header: Sendable, Equatable {
         public var major: Int32
@@ -33,14 +37,70 @@ public enum WeightsReader {
         return parts
     }
 
+    /// What a layer reads from the file, in order; nil for layers without parameters.
+    static func parts(of layer: Layer) -> [Part]? {
+        switch layer.kind {
+        case .convolutional(let conv):
+            return parts(of: conv, input: layer.input)
+        case .connected(let connected):
+            let n = connected.outputs
+            var parts = [Part(name: "biases", count: n), Part(name: "weights", count: n * layer.input.count)]
+            if connected.batchNormalize {
+                parts += [Part(name: "scales", count: n), Part(name: "rolling mean", count: n),
+                          Part(name: "rolling variance", count: n)]
+            }
+            return parts
+        case .batchnorm:
+            let n = layer.input.channels
+            return [Part(name: "scales", count: n), Part(name: "rolling mean", count: n),
+                    Part(name: "rolling variance", count: n)]
+        default:
+            return nil
+        }
+    }
+
     /// Bytes of parameters the model needs after the header.
     public static func parameterBytes(for model: ModelDescription) -> Int {
         var total = 0
         for layer in model.layers {
-            guard case .convolutional(let conv) = layer.kind else { continue }
-            total += parts(of: conv, input: layer.input).reduce(0) { $0 + $1.count } * 4
+            guard let parts = parts(of: layer) else { continue }
+            total += parts.reduce(0) { $0 + $1.count } * 4
         }
         return total
+    }
+
+    /// darknet transposes connected weights when major or minor exceeds 1000.
+    static func transposesConnected(_ header: Header) -> Bool { header.major > 1000 || header.minor > 1000 }
+
+    /// The layer's parameters, folded, from the arrays `parts(of:)` listed.
+    static func fold(_ layer: Layer, _ arrays: [[Float]], transpose: Bool) -> ConvolutionWeights? {
+        switch layer.kind {
+        case .convolutional(let conv):
+            if conv.batchNormalize {
+                return .folding(weights: arrays[4], biases: arrays[0], scales: arrays[1],
+                                rollingMean: arrays[2], rollingVariance: arrays[3])
+            }
+            return ConvolutionWeights(weights: arrays[1], biases: arrays[0])
+        case .connected(let connected):
+            var weights = arrays[1]
+            if transpose {
+                let (rows, columns) = (layer.input.count, connected.outputs)
+                for r in 0..<rows {
+                    for c in 0..<columns { weights[c * rows + r] = arrays[1][r * columns + c] }
+                }
+            }
+            if connected.batchNormalize {
+                return .folding(weights: weights, biases: arrays[0], scales: arrays[2],
+                                rollingMean: arrays[3], rollingVariance: arrays[4])
+            }
+            return ConvolutionWeights(weights: weights, biases: arrays[0])
+        case .batchnorm:
+            let n = layer.input.channels
+            return .folding(weights: [Float](repeating: 1, count: n), biases: [Float](repeating: 0, count: n),
+                            scales: arrays[0], rollingMean: arrays[1], rollingVariance: arrays[2])
+        default:
+            return nil
+        }
     }
 
     public static func readHeader(_ bytes: UnsafeRawBufferPointer, file: String) throws -> Header {
@@ -64,7 +124,7 @@ public enum WeightsReader {
         return try read(file.bytes, file: path, for: model, consumed: file.release(upTo:))
     }
 
-    /// Parses the bytes of a weights file: conv layer index → folded parameters.
+    /// Parses the bytes of a weights file: layer index → folded parameters (convolutional, connected, batchnorm).
     public static func read(_ bytes: UnsafeRawBufferPointer, file: String, for model: ModelDescription) throws -> [Int: ConvolutionWeights] {
         try read(bytes, file: file, for: model, consumed: { _ in })
     }
@@ -78,9 +138,9 @@ public enum WeightsReader {
         var offset = header.size
         var result: [Int: ConvolutionWeights] = [:]
         for layer in model.layers {
-            guard case .convolutional(let conv) = layer.kind else { continue }
+            guard let parts = parts(of: layer) else { continue }
             var arrays: [[Float]] = []
-            for part in parts(of: conv, input: layer.input) {
+            for part in parts {
                 let byteCount = part.count * 4
                 guard offset + byteCount <= bytes.count else {
                     throw WeightsError.tooShort(file: file, layer: layer.index, part: part.name, offset: offset,
@@ -96,12 +156,7 @@ public enum WeightsReader {
                 arrays.append(values)
                 offset += byteCount
             }
-            if conv.batchNormalize {
-                result[layer.index] = .folding(weights: arrays[4], biases: arrays[0], scales: arrays[1],
-                                               rollingMean: arrays[2], rollingVariance: arrays[3])
-            } else {
-                result[layer.index] = ConvolutionWeights(weights: arrays[1], biases: arrays[0])
-            }
+            result[layer.index] = fold(layer, arrays, transpose: transposesConnected(header))
             arrays = []
             consumed(offset)
         }

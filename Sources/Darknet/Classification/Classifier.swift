@@ -1,0 +1,113 @@
+import Foundation
+import Imaging
+import YOLO
+
+/// cfg + weights → the top-K classes of an image, as `darknet classifier predict` computes
+/// them (examples/classifier.c `predict_classifier`): the image letterboxed to `[net]`'s size
+/// (`letterbox_image`, checked against Debian's `darknet classifier predict`), one forward
+/// pass (`network_predict`: the last layer's `C·H·W` outputs, `[cost]` passing its input
+/// through), then darknet's `top_k` (highest first; equal scores keep the lower index).
+///
+/// Thread-safe like ``Detector``: weights are shared, each concurrent call borrows a
+/// ``Network`` from a small pool.
+public final class Classifier: @unchecked Sendable {
+    /// One class of the result: its index in the network output, its label, its score.
+    public struct Score: Sendable, Hashable, Codable {
+        public var index: Int
+        public var label: String
+        public var confidence: Float
+
+        /// The identifier + confidence pair of the shared `YOLO` module.
+        public var classification: Classification { Classification(identifier: label, confidence: confidence) }
+    }
+
+    public let model: ModelDescription
+    /// One label per output; class numbers ("0", "1"…) when none were given.
+    public let labels: [String]
+    private let weights: [Int: ConvolutionWeights]
+    private let lock = NSLock()
+    private var idle: [Network]
+
+    /// Errors specific to classification.
+    public enum Error: Swift.Error, Equatable, CustomStringConvertible {
+        /// The labels file has a different count than the network's outputs.
+        case labelCount(labels: Int, outputs: Int)
+
+        public var description: String {
+            switch self {
+            case .labelCount(let labels, let outputs):
+                return "the labels list has \(labels) names but the network has \(outputs) outputs"
+            }
+        }
+    }
+
+    public init(model: ModelDescription, weights: [Int: ConvolutionWeights], labels: [String]? = nil) throws {
+        let outputs = model.layers.last?.output.count ?? 0
+        if let labels, labels.count != outputs { throw Error.labelCount(labels: labels.count, outputs: outputs) }
+        self.model = model
+        self.weights = weights
+        self.labels = labels ?? (0..<outputs).map(String.init)
+        self.idle = [try Network(model: model, weights: weights)]
+    }
+
+    /// Loads a cfg, its weights and optionally a labels file (one name per line);
+    /// `width`/`height` override `[net]`'s input size.
+    public convenience init(cfg: String, weights: String, labels: String? = nil,
+                            width: Int? = nil, height: Int? = nil) throws {
+        let model = try ModelDescription(contentsOf: cfg, width: width ?? height, height: height ?? width)
+        let names = try labels.map { try ClassNames.load(contentsOf: $0) }
+        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model), labels: names)
+    }
+
+    /// Outputs of the network's last layer (`classCount` values).
+    public var classCount: Int { labels.count }
+
+    /// The network input for `image`: letterboxed to `[net]`'s size, CHW in [0, 1].
+    public func prepare(_ image: Image) -> Image {
+        var rgb = image
+        if rgb.channels != model.net.channels { rgb = rgb.withChannels(model.net.channels) }
+        return rgb.letterboxed(width: model.net.width, height: model.net.height)
+    }
+
+    /// Every class score for `image` (the last layer's output, `classCount` values).
+    public func scores(for image: Image) throws -> [Float] {
+        let input = prepare(image)
+        return try scores(forInput: input.data)
+    }
+
+    /// Scores for an already prepared `C×H×W` input of `[net]`'s size.
+    public func scores(forInput input: [Float]) throws -> [Float] {
+        let outputs = try withNetwork { try $0.forward(input) }
+        return outputs.last?.values ?? []
+    }
+
+    /// The `k` best classes of `image`, highest first (darknet's `top_k`).
+    public func classify(_ image: Image, top k: Int = 5) throws -> [Score] {
+        Self.top(k, of: try scores(for: image), labels: labels)
+    }
+
+    /// darknet's `top_k`: the `k` highest scores, highest first; equal scores keep the lower
+    /// index first; NaN scores are left out; `k` ≤ 0 gives none.
+    public static func top(_ k: Int, of scores: [Float], labels: [String]) -> [Score] {
+        guard k > 0 else { return [] }
+        let order = scores.indices.filter { !scores[$0].isNaN }.sorted {
+            scores[$0] > scores[$1] || (scores[$0] == scores[$1] && $0 < $1)
+        }
+        return order.prefix(k).map {
+            Score(index: $0, label: $0 < labels.count ? labels[$0] : String($0), confidence: scores[$0])
+        }
+    }
+
+    private func withNetwork<T>(_ body: (Network) throws -> T) throws -> T {
+        lock.lock()
+        let pooled = idle.popLast()
+        lock.unlock()
+        let network = try pooled ?? Network(model: model, weights: weights)
+        defer {
+            lock.lock()
+            idle.append(network)
+            lock.unlock()
+        }
+        return try body(network)
+    }
+}

@@ -1,0 +1,45 @@
+/// `[connected]`: the input flattened to `inputs = C·H·W` values → `output × 1 × 1`,
+/// `out[o] = Σᵢ W[o][i] · x[i] + b[o]` then `activation` (darknet's `forward_connected_layer`:
+/// a GEMM with the `outputs × inputs` weight matrix, then at inference batch norm with the
+/// rolling statistics, `scale_bias`, `add_bias`, `activate_array`). Batch norm is folded into
+/// the weights at load (`ConvolutionWeights.folding`). darknet's defaults: output 1,
+/// activation logistic, batch_normalize 0.
+public struct Connected: Sendable, Hashable {
+    public var outputs: Int
+    public var batchNormalize: Bool
+    public var activation: Activation
+
+    static let keys: Set<String> = ["output", "activation", "batch_normalize"]
+
+    static func parse(_ section: CfgSection) throws -> Connected {
+        let outputs = try section.int("output", default: 1)
+        if outputs < 1 {
+            throw CfgError.invalidValue(section.location("output"), value: String(outputs), expected: "an integer ≥ 1")
+        }
+        let activation = try Activation(cfgName: section.string("activation", default: "logistic"),
+                                        location: section.location("activation"))
+        return Connected(outputs: outputs, batchNormalize: try section.int("batch_normalize", default: 0) != 0,
+                         activation: activation)
+    }
+
+    public func outputShape(input: TensorShape) -> TensorShape {
+        TensorShape(channels: outputs, height: 1, width: 1)
+    }
+
+    /// darknet's BFLOPs would be `2 · inputs · outputs / 1e9`; its table prints none for this layer.
+    public func bflops(input: TensorShape) -> Double { 2.0 * Double(input.count) * Double(outputs) / 1e9 }
+
+    /// `weights`: `outputs × inputs`, row-major (already transposed at load when the file says so).
+    func forward(input: UnsafePointer<Float>, inputCount: Int, output: UnsafeMutablePointer<Float>,
+                 weights: ConvolutionWeights) {
+        weights.weights.withUnsafeBufferPointer { w in
+            for o in 0..<outputs {
+                let row = w.baseAddress! + o * inputCount
+                var sum: Float = 0
+                for i in 0..<inputCount { sum += row[i] * input[i] }
+                output[o] = sum + weights.biases[o]
+            }
+        }
+        activation.apply(output, count: outputs)
+    }
+}

@@ -1,0 +1,15 @@
+/// `[dropout]`: the identity at inference (darknet's `forward_dropout_layer` returns at once
+/// when not training); shape unchanged. `probability` (default 0.5) only shows in the table.
+public struct Dropout: Sendable, Hashable {
+    public var probability: Float
+
+    static let keys: Set<String> = ["probability", "dropblock", "dropblock_size_rel", "dropblock_size_abs"]
+
+    static func parse(_ section: CfgSection) throws -> Dropout {
+        let probability = try section.float("probability", default: 0.5)
+        if !(probability >= 0 && probability <= 1) {
+            throw CfgError.invalidValue(section.location("probability"), value: String(probability), expected: "a probability in 0...1")
+        }
+        return Dropout(probability: probability)
+    }
+}

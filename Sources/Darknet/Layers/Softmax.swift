@@ -1,0 +1,46 @@
+import Foundation
+
+/// `[softmax]`: shape unchanged; the `C·H·W` inputs split into `groups` consecutive runs,
+/// each replaced by `exp(x/t − max/t) / Σ exp(x/t − max/t)` with `t = temperature` (darknet's
+/// `softmax` in blas.c, float `expf`; defaults groups 1, temperature 1).
+public struct Softmax: Sendable, Hashable {
+    public var groups: Int
+    public var temperature: Float
+
+    static let keys: Set<String> = ["groups", "temperature", "tree", "spatial", "noloss"]
+
+    static func parse(_ section: CfgSection, inputCount: Int) throws -> Softmax {
+        let groups = try section.int("groups", default: 1)
+        if groups < 1 || inputCount % groups != 0 {
+            throw CfgError.invalidValue(section.location("groups"), value: String(groups),
+                                        expected: "a divisor ≥ 1 of the \(inputCount) inputs")
+        }
+        let temperature = try section.float("temperature", default: 1)
+        if !(temperature > 0) || !temperature.isFinite {
+            throw CfgError.invalidValue(section.location("temperature"), value: String(temperature), expected: "a temperature > 0")
+        }
+        if section.option("tree") != nil {
+            throw CfgError.unsupported(section.location("tree"), what: "hierarchical softmax (tree=)")
+        }
+        if try section.int("spatial", default: 0) != 0 {
+            throw CfgError.unsupported(section.location("spatial"), what: "spatial softmax")
+        }
+        return Softmax(groups: groups, temperature: temperature)
+    }
+
+    func forward(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
+        let n = count / groups
+        for g in 0..<groups {
+            let x = input + g * n, y = output + g * n
+            var largest = -Float.greatestFiniteMagnitude
+            for i in 0..<n where x[i] > largest { largest = x[i] }
+            var sum: Float = 0
+            for i in 0..<n {
+                let e = Foundation.exp(x[i] / temperature - largest / temperature)
+                sum += e
+                y[i] = e
+            }
+            for i in 0..<n { y[i] /= sum }
+        }
+    }
+}
