@@ -38,17 +38,19 @@ public struct ConvolutionWeights: Sendable {
     public var bytes: Int { (weights.count + (winograd?.count ?? 0) + biases.count) * MemoryLayout<Float>.stride }
 
     /// Folds batch-norm statistics (`scales`, `rollingMean`, `rollingVariance`, each `filters` long).
-    public static func folding(weights: [Float], biases: [Float], scales: [Float],
+    /// `weights` is consumed: when the caller hands over its only reference (the weights
+    /// reader does), the folding happens in place instead of in a copy of the layer.
+    public static func folding(weights: consuming [Float], biases: [Float], scales: [Float],
                                rollingMean: [Float], rollingVariance: [Float]) -> ConvolutionWeights {
         let filters = biases.count
-        let perFilter = filters > 0 ? weights.count / filters : 0
-        var folded = weights
+        var folded = consume weights
+        let perFilter = filters > 0 ? folded.count / filters : 0
         var foldedBiases = biases
         for f in 0..<filters {
             let factor = Double(scales[f]) / (Double(rollingVariance[f]).squareRoot() + Double(Float(0.000001)))
             foldedBiases[f] = Float(Double(biases[f]) - Double(rollingMean[f]) * factor)
             for i in (f * perFilter)..<((f + 1) * perFilter) {
-                folded[i] = Float(Double(weights[i]) * factor)
+                folded[i] = Float(Double(folded[i]) * factor)
             }
         }
         return ConvolutionWeights(weights: folded, biases: foldedBiases)

@@ -73,11 +73,13 @@ public enum WeightsReader {
     static func transposesConnected(_ header: Header) -> Bool { header.major > 1000 || header.minor > 1000 }
 
     /// The layer's parameters, folded, from the arrays `parts(of:)` listed.
-    static func fold(_ layer: Layer, _ arrays: [[Float]], transpose: Bool) -> ConvolutionWeights? {
+    /// Convolution weights (the last part) are moved out of `arrays` so folding works in place.
+    static func fold(_ layer: Layer, _ arrays: consuming [[Float]], transpose: Bool) -> ConvolutionWeights? {
         switch layer.kind {
         case .convolutional(let conv):
             if conv.batchNormalize {
-                return .folding(weights: arrays[4], biases: arrays[0], scales: arrays[1],
+                let weights = arrays.removeLast()
+                return .folding(weights: consume weights, biases: arrays[0], scales: arrays[1],
                                 rollingMean: arrays[2], rollingVariance: arrays[3])
             }
             return ConvolutionWeights(weights: arrays[1], biases: arrays[0])
@@ -156,8 +158,7 @@ public enum WeightsReader {
                 arrays.append(values)
                 offset += byteCount
             }
-            result[layer.index] = fold(layer, arrays, transpose: transposesConnected(header))
-            arrays = []
+            result[layer.index] = fold(layer, consume arrays, transpose: transposesConnected(header))
             consumed(offset)
         }
         if bytes.count != expected {
