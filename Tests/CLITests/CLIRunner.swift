@@ -18,7 +18,7 @@ enum CLI {
         return folder.appendingPathComponent("darknet-swift")
     }
 
-    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> CLIResult {
+    static func run(_ arguments: [String], environment: [String: String]? = nil, stdin: URL? = nil) throws -> CLIResult {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -36,7 +36,7 @@ enum CLI {
         let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
         try out.close()
