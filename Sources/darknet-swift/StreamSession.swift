@@ -93,10 +93,10 @@ final class StreamSession: @unchecked Sendable {
             let now = DispatchTime.now().uptimeNanoseconds
             meter.record(start: Double(frame.arrival) / 1e9, end: Double(now) / 1e9)
             let latency = Double(now - frame.arrival) / 1e9
-            let fps = meter.framesPerSecond ?? 0
+            let fps = meter.framesPerSecond.map { JSONReport.number(double: $0) } ?? "null"
             let dropped = droppedLock.withLock { self.dropped }
             let line = "{\"frame\":\(frame.index),\"width\":\(image.width),\"height\":\(image.height),"
-                + "\"latency\":\(JSONReport.number(double: latency)),\"fps\":\(JSONReport.number(double: fps)),"
+                + "\"latency\":\(JSONReport.number(double: latency)),\"fps\":\(fps),"
                 + "\"dropped\":\(dropped),"
                 + "\"detections\":\(JSONReport.detections(detections, width: image.width, height: image.height, names: names))}\n"
             lines.write(Data(line.utf8))

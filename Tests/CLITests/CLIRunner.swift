@@ -6,6 +6,8 @@ struct CLIResult {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// stdout as bytes (for binary output such as `stream --annotate-pipe`).
+    var stdoutData = Data()
 }
 
 enum CLI {
@@ -43,7 +45,7 @@ enum CLI {
         try err.close()
         let outData = try Data(contentsOf: outURL), errData = try Data(contentsOf: errURL)
         return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
+                         stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
     }
 
     /// Fetched data (see Tests/DarknetTests/TestData.swift): `$DARKNET_SWIFT_DATA` or `<package>/weights`.
