@@ -94,6 +94,39 @@ final class StreamCommandTests: XCTestCase {
         XCTAssertTrue(wrong.stderr.contains("ended inside a frame"), wrong.stderr)
     }
 
+    func testEndMarkerInsideASegmentDoesNotSplitTheFrame() throws {
+        // An APP1 segment (as an EXIF thumbnail would) holding FF D9 right after SOI: a
+        // splitter that searched for FF D9 would cut the frame there.
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        let app1 = Data([0xFF, 0xE1, 0x00, 0x08, 0xFF, 0xD8, 0xFF, 0xD9, 0x00, 0x00])
+        let frame = dog.prefix(2) + app1 + dog.dropFirst(2)
+        let stream = try CLI.temporaryFolder(self).appendingPathComponent("thumb.mjpeg")
+        try (frame + frame).write(to: stream)
+        let result = try CLI.run(["stream"] + tinyArguments() + ["--quiet"], stdin: stream)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 2, result.stdout)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        XCTAssertEqual(try summary(object).count, 5, "the whole dog.jpg was decoded")
+    }
+
+    func testDropKeepsTheNewestFrameAndCountsTheRest() throws {
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        let stream = try CLI.temporaryFolder(self).appendingPathComponent("video.mjpeg")
+        try Data(Array(repeating: dog, count: 8).joined()).write(to: stream)
+        let result = try CLI.run(["stream"] + tinyArguments() + ["--drop"], stdin: stream)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let frames = try result.stdout.split(separator: "\n").map {
+            try XCTUnwrap((JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["frame"] as? Int)
+        }
+        // However fast the frames arrive, the newest is never dropped, frame numbers only
+        // grow, and every frame read is either processed or counted as dropped.
+        XCTAssertEqual(frames.last, 7)
+        XCTAssertEqual(frames, frames.sorted())
+        let summary = try XCTUnwrap(result.stderr.split(separator: "\n").first { $0.contains("stream:") })
+        XCTAssertTrue(summary.contains("8 frames read, \(frames.count) processed, \(8 - frames.count) dropped"), String(summary))
+    }
+
     func testOversizedFrameIsAClearError() throws {
         let stream = try CLI.temporaryFolder(self).appendingPathComponent("junk")
         // SOI, then a scan that never ends.
