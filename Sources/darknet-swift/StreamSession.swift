@@ -89,7 +89,10 @@ final class StreamSession: @unchecked Sendable {
                 image = try Image(decoding: frame.bytes, name: "frame \(frame.index)")
             }
             var detections = filter.apply(try detector.detect(in: image))
-            if smoother != nil { detections = smoother!.update(detections) }
+            if var smoothing = smoother {
+                detections = smoothing.update(detections)
+                smoother = smoothing
+            }
             let now = DispatchTime.now().uptimeNanoseconds
             meter.record(start: Double(frame.arrival) / 1e9, end: Double(now) / 1e9)
             let latency = Double(now - frame.arrival) / 1e9
