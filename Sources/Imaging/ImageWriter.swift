@@ -27,6 +27,14 @@ extension Image {
         try writeAtomically(encoded, to: path)
     }
 
+    /// The JPEG file bytes `write(to:)` would write for a `.jpg` path (for pipes such as MJPEG on stdout).
+    public func jpegData(quality: Int = 90, name: String = "frame") throws -> [UInt8] {
+        guard channels == 1 || channels == 3, width > 0, height > 0 else {
+            throw ImageError.unencodable(path: name, reason: "\(channels) channels, \(width)x\(height)")
+        }
+        return try encodeJPEG(interleavedBytes(), width: width, height: height, channels: channels, quality: quality, path: name)
+    }
+
     /// HWC bytes `(unsigned char)(255 * clamp(v, 0, 1))`.
     func interleavedBytes() -> [UInt8] {
         let plane = width * height, nc = channels

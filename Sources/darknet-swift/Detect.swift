@@ -6,17 +6,21 @@ import YOLO
 
 struct Detect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Detect objects in images, as `darknet detect` does.",
+        abstract: "Detect objects in images, files and folders, as `darknet detect` does.",
         discussion: """
-        Prints darknet's lines (`dog: 56%`) with each pixel box, or one JSON object per image \
-        with --format json. --output writes the annotated image (PNG or JPEG by extension; a \
-        folder when several images are given).
+        Inputs are image files, folders (their .jpg/.jpeg/.png files, sorted; --recursive for \
+        sub-folders) and --list files (one path per line, - for stdin). An input that cannot be \
+        read or decoded is reported on stderr (path: reason) and the run goes on. Exit status: \
+        0 all inputs done, 1 some inputs failed, 2 usage or model error.
+
+        --format text prints darknet's lines (`dog: 56%`) with each pixel box; jsonl one JSON \
+        object per image (json is the same); coco a COCO results array (category ids mapped \
+        from the 80 darknet classes; image_id from --image-ids or the digits of the file \
+        name); csv one RFC 4180 row per detection. --shard K/N keeps image i of the sorted \
+        input list when i mod N = K-1, so N machines split a corpus and their outputs \
+        concatenate.
         """
     )
-
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json
-    }
 
     @Argument(help: "Darknet .cfg file.")
     var cfg: String
@@ -24,8 +28,14 @@ struct Detect: ParsableCommand {
     @Argument(help: "Darknet .weights file.")
     var weights: String
 
-    @Argument(help: "JPEG or PNG images.")
-    var images: [String]
+    @Argument(help: "JPEG or PNG images, or folders of them.")
+    var images: [String] = []
+
+    @Option(help: "A file listing images, one path per line (- reads stdin).")
+    var list: String?
+
+    @Flag(help: "Also take images in sub-folders of the folders given.")
+    var recursive = false
 
     @Option(help: "Class names, one per line (default: coco.names beside the weights or cfg, else class numbers).")
     var names: String?
@@ -36,6 +46,18 @@ struct Detect: ParsableCommand {
     @Option(help: "IoU above which non-maximum suppression removes a box (0 disables NMS).")
     var nms: Float = 0.45
 
+    @Option(help: "per-class (darknet's) or agnostic (suppress across classes).")
+    var nmsMode: DetectorOptions.NMSMode = .perClass
+
+    @Option(help: "Keep only these classes (names or numbers, comma-separated: dog,car).")
+    var classes: String?
+
+    @Option(help: "Keep at most this many detections per image (highest confidence first).")
+    var maxDetections: Int?
+
+    @Flag(help: "Letterbox the image into the network input (darknet's default) or stretch it.")
+    var mapping: MappingFlag = .letterbox
+
     @Option(help: "Network input width and height (overrides the cfg's [net]).")
     var size: Int?
 
@@ -45,14 +67,29 @@ struct Detect: ParsableCommand {
     @Option(help: "Convolution method: auto (Winograd where it pays), im2col (darknet's) or winograd.")
     var convAlgorithm: ConvolutionAlgorithm = .auto
 
-    @Option(help: "Output format: text or json.")
-    var format: Format = .text
+    @Option(help: "Output format: text, jsonl (json), coco or csv.")
+    var format: OutputFormat = .text
+
+    @Option(help: "COCO image ids: a COCO annotations JSON or lines `<file name> <id>`.")
+    var imageIds: String?
+
+    @Option(help: "Process only shard K of N (1 ≤ K ≤ N) of the sorted inputs.")
+    var shard: String?
+
+    @Option(help: "Write annotated images into this folder (same names).")
+    var outputDir: String?
 
     @Option(help: "Write the annotated image here (a folder when several images are given).")
     var output: String?
 
-    @Flag(help: "Overwrite existing output files.")
+    @Flag(help: "Overwrite existing output files; allow --output-dir to be an input folder.")
     var force = false
+
+    @Flag(help: "No progress bar and no summary on stderr.")
+    var quiet = false
+
+    @Flag(help: "Decode, detect and write one image after another instead of overlapping them.")
+    var noPipeline = false
 
     @Flag(help: "Treat unknown cfg keys as errors instead of warnings.")
     var strict = false
@@ -64,61 +101,69 @@ struct Detect: ParsableCommand {
             throw ValidationError("--size must be a multiple of 32 in 32...16384, got \(size)")
         }
         if let threads, threads < 1 || threads > 1024 { throw ValidationError("--threads must be ≥ 1, got \(threads)") }
-        if images.isEmpty { throw ValidationError("give at least one image") }
+        if let maxDetections, maxDetections < 0 { throw ValidationError("--max-detections must be ≥ 0") }
+        if let shard, Shard(shard) == nil { throw ValidationError("--shard must be K/N with 1 ≤ K ≤ N, got \(shard)") }
+        if images.isEmpty && list == nil { throw ValidationError("give at least one image, folder or --list") }
+        if output != nil && outputDir != nil { throw ValidationError("give --output or --output-dir, not both") }
     }
 
     func run() throws {
+        let run: DetectRun
+        let inputs: [InputImage]
+        var skipped = 0
         do {
-            try detectAll()
+            var found = try DetectInputs(paths: images, list: list, recursive: recursive)
+            skipped = found.skipped
+            for (path, reason) in found.missing { warn("\(path): \(reason)") }
+            if let shard, let parsed = Shard(shard) { found.images = parsed.select(found.images) }
+            inputs = found.images
+            run = try prepare(inputs, folders: found.folders)
+            run.run(inputs, pipelined: !noPipeline)
+            if !quiet && (run.failed > 0 || skipped > 0 || inputs.count > 1) {
+                warn("\(inputs.count) images: \(run.succeeded) done, \(run.failed) failed"
+                     + (skipped > 0 ? ", \(skipped) non-image files skipped" : ""))
+            }
+            if run.failed > 0 || !found.missing.isEmpty { throw ExitCode(1) }
         } catch let error as ExitCode {
             throw error
         } catch {
-            throw fail(error)
+            _ = fail(error)
+            throw ExitCode(2)
         }
     }
 
-    private func detectAll() throws {
-        var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, width: size, height: size, threads: threads,
-                                      convolutionAlgorithm: convAlgorithm)
+    /// Loads the model and sets up filters, the output format and annotation targets.
+    private func prepare(_ inputs: [InputImage], folders: [String]) throws -> DetectRun {
+        var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
+                                      mapping: mapping.value, threads: threads, convolutionAlgorithm: convAlgorithm)
         if nms == 0 { options.nmsMode = .none }
         let detector = try Detector(cfg: cfg, weights: weights, options: options)
         try report(detector.model.warnings, strict: strict)
-        let classNames = try loadNames(classes: detector.classCount)
-        let outputs = try AnnotationOutputs(path: output, images: images, force: force)
-        for path in images {
-            let image = try Image(contentsOf: path)
-            let start = DispatchTime.now()
-            let detections = try detector.detect(in: image)
-            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-            switch format {
-            case .text:
-                print(TextReport.render(path: path, image: image, detections: detections, names: classNames, seconds: seconds), terminator: "")
-            case .json:
-                print(JSONReport.render(path: path, image: image, detections: detections, names: classNames))
-            }
-            if let target = outputs.target(for: path) {
-                var annotated = image
-                Annotator.draw(detections, on: &annotated, names: classNames, classes: detector.classCount)
-                try annotated.write(to: target)
-            }
+        let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
+        let filter = DetectionFilter(classes: try classes.map { try DetectionFilter.classIds($0, names: classNames) },
+                                     maxDetections: maxDetections)
+        let writer = ResultWriter(format: format, names: classNames, classCount: detector.classCount,
+                                  imageIds: try COCOImageIds(file: imageIds))
+        let annotate: (InputImage) throws -> String?
+        if let outputDir {
+            let directory = try OutputDirectory(outputDir, inputFolders: folders, images: inputs, force: force)
+            annotate = { try directory.target(for: $0) }
+        } else {
+            let outputs = try AnnotationOutputs(path: output, images: output == nil ? [] : inputs.map(\.path), force: force)
+            annotate = { outputs.target(for: $0.path) }
         }
-    }
-
-    private func loadNames(classes: Int) throws -> [String] {
-        if let names {
-            return try ClassNames.load(contentsOf: names)
-        }
-        let candidates = [weights, cfg].flatMap { file -> [String] in
-            let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
-            return [folder.appendingPathComponent("coco.names").path,
-                    folder.appendingPathComponent("data/coco.names").path,
-                    folder.deletingLastPathComponent().appendingPathComponent("data/coco.names").path]
-        }
-        if classes == 80, let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) {
-            return try ClassNames.load(contentsOf: found)
-        }
-        return (0..<classes).map(String.init)
+        return DetectRun(detector: detector, filter: filter, writer: writer, names: classNames,
+                         progress: Progress(total: inputs.count, quiet: quiet), annotate: annotate)
     }
 }
 
+/// `--letterbox` / `--stretch`.
+enum MappingFlag: String, EnumerableFlag {
+    case letterbox, stretch
+
+    var value: InputMapping { self == .letterbox ? .letterbox : .stretch }
+}
+
 extension ConvolutionAlgorithm: ExpressibleByArgument {}
+extension DetectorOptions.NMSMode: ExpressibleByArgument {}
+extension OutputFormat: ExpressibleByArgument {}

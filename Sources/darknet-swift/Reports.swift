@@ -4,10 +4,10 @@ import YOLO
 
 /// darknet's printout: `dog: 56%`, one line per (box, class), here followed by the pixel box.
 enum TextReport {
-    static func render(path: String, image: Image, detections: [Detection], names: [String], seconds: Double) -> String {
+    static func render(path: String, width: Int, height: Int, detections: [Detection], names: [String], seconds: Double) -> String {
         var text = String(format: "%@: Predicted in %f seconds.\n", path, seconds)
         for detection in detections {
-            let box = detection.pixelBox(imageWidth: image.width, imageHeight: image.height)
+            let box = detection.pixelBox(imageWidth: width, imageHeight: height)
             let percent = String(format: "%.0f%%", detection.confidence * 100)
             text += "\(name(detection.classId, names)): \(percent)\tleft=\(box.left) top=\(box.top) right=\(box.right) bottom=\(box.bottom)\n"
         }
@@ -19,20 +19,27 @@ enum TextReport {
     }
 }
 
-/// One JSON object per image (JSON Lines when several images are given), keys in the
-/// documented order: image, width, height, detections[classId, name, confidence, box, normalized].
+/// One JSON object per image (JSON Lines), keys in the documented order: path, width, height,
+/// timing{decode, inference} (seconds), detections[classId, name, confidence, box (pixels),
+/// normalized (centre and size as fractions of the image)].
 enum JSONReport {
-    static func render(path: String, image: Image, detections: [Detection], names: [String]) -> String {
+    static func render(_ result: ImageResult, names: [String]) -> String {
+        "{\"path\":\(quoted(result.path)),\"width\":\(result.width),\"height\":\(result.height),"
+            + "\"timing\":{\"decode\":\(number(double: result.decodeSeconds)),\"inference\":\(number(double: result.inferenceSeconds))},"
+            + "\"detections\":\(detections(result.detections, width: result.width, height: result.height, names: names))}"
+    }
+
+    /// The `detections` array shared by `detect` and `stream`.
+    static func detections(_ detections: [Detection], width: Int, height: Int, names: [String]) -> String {
         let entries = detections.map { d -> String in
-            let box = d.pixelBox(imageWidth: image.width, imageHeight: image.height)
+            let box = d.pixelBox(imageWidth: width, imageHeight: height)
             return "{\"classId\":\(d.classId),\"name\":\(quoted(TextReport.name(d.classId, names))),"
                 + "\"confidence\":\(number(d.confidence)),"
                 + "\"box\":{\"left\":\(box.left),\"top\":\(box.top),\"right\":\(box.right),\"bottom\":\(box.bottom)},"
                 + "\"normalized\":{\"x\":\(number(d.box.x)),\"y\":\(number(d.box.y)),"
                 + "\"width\":\(number(d.box.width)),\"height\":\(number(d.box.height))}}"
         }
-        return "{\"image\":\(quoted(path)),\"width\":\(image.width),\"height\":\(image.height),"
-            + "\"detections\":[\(entries.joined(separator: ","))]}"
+        return "[\(entries.joined(separator: ","))]"
     }
 
     /// Shortest decimal that reads back as the same Float; non-finite values become null.

@@ -6,6 +6,8 @@ struct CLIResult {
     var status: Int32
     var stdout: String
     var stderr: String
+    /// stdout as bytes (for binary output such as `stream --annotate-pipe`).
+    var stdoutData = Data()
 }
 
 enum CLI {
@@ -18,7 +20,7 @@ enum CLI {
         return folder.appendingPathComponent("darknet-swift")
     }
 
-    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> CLIResult {
+    static func run(_ arguments: [String], environment: [String: String]? = nil, stdin: URL? = nil) throws -> CLIResult {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -36,14 +38,14 @@ enum CLI {
         let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
         try out.close()
         try err.close()
         let outData = try Data(contentsOf: outURL), errData = try Data(contentsOf: errURL)
         return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self))
+                         stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
     }
 
     /// Fetched data (see Tests/DarknetTests/TestData.swift): `$DARKNET_SWIFT_DATA` or `<package>/weights`.

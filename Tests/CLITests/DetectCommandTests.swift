@@ -44,14 +44,14 @@ final class DetectCommandTests: XCTestCase {
         XCTAssertEqual(Array(header), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "a PNG was written")
 
         let again = try CLI.run(["detect"] + tinyArguments() + [dog, "--output", target])
-        XCTAssertEqual(again.status, 1)
+        XCTAssertEqual(again.status, 2, "a usage error")
         XCTAssertTrue(again.stderr.contains("already exists"), again.stderr)
         XCTAssertEqual(try CLI.run(["detect"] + tinyArguments() + [dog, "--output", target, "--force"]).status, 0)
 
         let copy = folder.appendingPathComponent("dog.png").path
         try FileManager.default.copyItem(atPath: target, toPath: copy)
         let ontoInput = try CLI.run(["detect"] + tinyArguments() + [copy, "--output", copy, "--force"])
-        XCTAssertEqual(ontoInput.status, 1)
+        XCTAssertEqual(ontoInput.status, 2, "a usage error")
         XCTAssertTrue(ontoInput.stderr.contains("input"), ontoInput.stderr)
     }
 
@@ -62,7 +62,7 @@ final class DetectCommandTests: XCTestCase {
         let cfg = try CLI.data("cfg/yolov3-tiny.cfg")
         let dog = try CLI.data("data/dog.jpg")
         let bad = try CLI.run(["detect", cfg, html.path, dog])
-        XCTAssertEqual(bad.status, 1)
+        XCTAssertEqual(bad.status, 2, "a model error")
         XCTAssertEqual(bad.stderr, "darknet-swift: error: \(html.path): this is an HTML page, not Darknet weights (a failed download?)\n")
 
         let notImage = folder.appendingPathComponent("notes.jpg")

@@ -21,6 +21,7 @@ final class HelpTests: XCTestCase {
 
     func testRootHelp() throws { try check(["--help"], snapshot: "help.txt") }
     func testDetectHelp() throws { try check(["detect", "--help"], snapshot: "help-detect.txt") }
+    func testStreamHelp() throws { try check(["stream", "--help"], snapshot: "help-stream.txt") }
     func testClassifyHelp() throws { try check(["classify", "--help"], snapshot: "help-classify.txt") }
     func testSummaryHelp() throws { try check(["summary", "--help"], snapshot: "help-summary.txt") }
     func testBenchmarkHelp() throws { try check(["benchmark", "--help"], snapshot: "help-benchmark.txt") }

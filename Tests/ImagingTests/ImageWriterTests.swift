@@ -11,6 +11,15 @@ final class ImageWriterTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
+    func testJPEGDataIsWhatWriteWrites() throws {
+        var image = Image(width: 5, height: 3, channels: 3, fill: 0.25)
+        image.data[7] = 1
+        let path = dir.appendingPathComponent("same.jpg").path
+        try image.write(to: path, jpegQuality: 80)
+        XCTAssertEqual(try image.jpegData(quality: 80), Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        XCTAssertThrowsError(try Image(width: 2, height: 2, channels: 4, fill: 0).jpegData())
+    }
+
     func testUnknownExtension() {
         let path = dir.appendingPathComponent("out.bmp").path
         XCTAssertThrowsError(try Image(width: 2, height: 2, channels: 3, fill: 0).write(to: path)) { error in

@@ -1,0 +1,72 @@
+import Foundation
+
+/// A first-in first-out queue between two threads holding at most `capacity` items: `push`
+/// waits while it is full (back-pressure), `pop` waits while it is empty and returns nil
+/// once the queue is closed and drained.
+final class BoundedQueue<Element>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [Element] = []
+    private var closed = false
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    func push(_ item: Element) {
+        condition.lock()
+        while items.count >= capacity && !closed { condition.wait() }
+        items.append(item)
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Never waits: when full, the oldest waiting items are dropped to make room.
+    /// Returns how many were dropped.
+    @discardableResult
+    func pushDroppingOldest(_ item: Element) -> Int {
+        condition.lock()
+        var dropped = 0
+        while items.count >= capacity {
+            items.removeFirst()
+            dropped += 1
+        }
+        items.append(item)
+        condition.broadcast()
+        condition.unlock()
+        return dropped
+    }
+
+    func pop() -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty && !closed { condition.wait() }
+        if items.isEmpty { return nil }
+        let item = items.removeFirst()
+        condition.broadcast()
+        return item
+    }
+
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// Runs `body` on a new thread; `join` waits for it to finish.
+final class Worker: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread { [done] in
+            body()
+            done.signal()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    func join() { done.wait() }
+}

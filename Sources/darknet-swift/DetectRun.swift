@@ -1,0 +1,140 @@
+import Darknet
+import Foundation
+import Imaging
+import YOLO
+
+/// One image on its way through `detect`'s pipeline.
+struct PipelineItem: @unchecked Sendable {
+    var input: InputImage
+    var image: Image?
+    var error: Error?
+    var result: ImageResult?
+}
+
+/// `detect`'s three stages: decode → inference → output (format + annotated image).
+/// With `pipelined`, decoding and output run on their own threads joined by queues of two
+/// images, so on 2 cores the decode of image i+1 and the drawing/writing of image i−1
+/// overlap the network's forward pass of image i; otherwise the stages run one after another.
+final class DetectRun: @unchecked Sendable {
+    let detector: Detector
+    let filter: DetectionFilter
+    var writer: ResultWriter
+    let annotate: (InputImage) throws -> String?
+    let names: [String]
+    var progress: Progress
+    private(set) var succeeded = 0
+    private(set) var failed = 0
+
+    init(detector: Detector, filter: DetectionFilter, writer: ResultWriter, names: [String],
+         progress: Progress, annotate: @escaping (InputImage) throws -> String?) {
+        self.detector = detector
+        self.filter = filter
+        self.writer = writer
+        self.names = names
+        self.progress = progress
+        self.annotate = annotate
+    }
+
+    func run(_ inputs: [InputImage], pipelined: Bool) {
+        writer.begin()
+        if pipelined {
+            let decoded = BoundedQueue<PipelineItem>(capacity: 2)
+            let inferred = BoundedQueue<PipelineItem>(capacity: 2)
+            let decoder = Worker("decode") {
+                for input in inputs { decoded.push(Self.decode(input)) }
+                decoded.close()
+            }
+            let output = Worker("output") { [self] in
+                while let item = inferred.pop() { finish(item) }
+            }
+            while let item = decoded.pop() { inferred.push(infer(item)) }
+            inferred.close()
+            decoder.join()
+            output.join()
+        } else {
+            for input in inputs { finish(infer(Self.decode(input))) }
+        }
+        writer.end()
+        progress.finish()
+    }
+
+    static func decode(_ input: InputImage) -> PipelineItem {
+        let start = DispatchTime.now().uptimeNanoseconds
+        var item = PipelineItem(input: input)
+        do { item.image = try Image(contentsOf: input.path) } catch { item.error = error }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        item.result = ImageResult(path: input.path, width: item.image?.width ?? 0, height: item.image?.height ?? 0,
+                                  detections: [], decodeSeconds: seconds, inferenceSeconds: 0)
+        return item
+    }
+
+    func infer(_ item: PipelineItem) -> PipelineItem {
+        guard let image = item.image, item.error == nil else { return item }
+        var item = item
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            item.result?.detections = filter.apply(try detector.detect(in: image))
+        } catch {
+            item.error = error
+        }
+        item.result?.inferenceSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return item
+    }
+
+    /// Output stage: the format's record, the annotated image, counting and progress.
+    func finish(_ item: PipelineItem) {
+        var error = item.error
+        if error == nil, let result = item.result {
+            do {
+                try writer.write(result)
+                if let target = try annotate(item.input), var annotated = item.image {
+                    Annotator.draw(result.detections, on: &annotated, names: names, classes: detector.classCount)
+                    try annotated.write(to: target)
+                }
+            } catch let failure {
+                error = failure
+            }
+        }
+        if let error {
+            failed += 1
+            let message = String(describing: error)
+            warn(message.hasPrefix(item.input.path) ? message : "\(item.input.path): \(message)")
+        } else {
+            succeeded += 1
+        }
+        progress.update(done: succeeded + failed)
+    }
+}
+
+/// `--classes`, `--max-detections`: applied to the detector's output (after NMS).
+struct DetectionFilter: Sendable {
+    var classes: Set<Int>?
+    var maxDetections: Int?
+
+    func apply(_ detections: [Detection]) -> [Detection] {
+        var kept = detections
+        if let classes { kept = kept.filter { classes.contains($0.classId) } }
+        if let maxDetections, kept.count > maxDetections {
+            // Highest confidence first; ties keep the detector's order.
+            kept = kept.enumerated().sorted { $0.element.confidence != $1.element.confidence
+                ? $0.element.confidence > $1.element.confidence : $0.offset < $1.offset }
+                .prefix(maxDetections).map(\.element)
+        }
+        return kept
+    }
+
+    /// Resolves `--classes dog,car` (names from the names file, or class numbers).
+    static func classIds(_ list: String, names: [String]) throws -> Set<Int> {
+        var ids = Set<Int>()
+        for item in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
+            if let index = names.firstIndex(of: item) {
+                ids.insert(index)
+            } else if let number = Int(item), number >= 0, number < names.count {
+                ids.insert(number)
+            } else {
+                throw CLIError.usage("--classes: unknown class \"\(item)\"")
+            }
+        }
+        return ids
+    }
+}

@@ -1,0 +1,136 @@
+import ArgumentParser
+import Darknet
+import Foundation
+import Imaging
+import YOLO
+
+struct Stream: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Detect objects in a stream of frames on stdin (MJPEG or raw RGB24).",
+        discussion: """
+        Frames are concatenated JPEG files (ffmpeg -i video.mp4 -f image2pipe -c:v mjpeg -) or, \
+        with --raw WxH, raw RGB24 frames (ffmpeg ... -f rawvideo -pix_fmt rgb24 -). Each frame \
+        gives one JSON line: {"frame", "width", "height", "latency", "fps", "dropped", \
+        "detections"}; frame counts from 0 in the input; latency is the seconds from the frame \
+        being read to its detections; fps is the running rate over the last 30 frames.
+
+        JSON Lines go to stdout, or to --jsonl FILE; with --annotate-pipe stdout carries the \
+        annotated frames as MJPEG (for ffplay -f mjpeg - or ffmpeg -f mjpeg -i -) and the JSON \
+        lines go to stderr unless --jsonl is given. By default every frame is processed \
+        (offline); --drop keeps only the newest waiting frame (real time) and counts the \
+        others as dropped. Exit status: 0 done, 1 a frame failed or the stream was cut, 2 \
+        usage or model error.
+        """
+    )
+
+    @Argument(help: "Darknet .cfg file.")
+    var cfg: String
+
+    @Argument(help: "Darknet .weights file.")
+    var weights: String
+
+    @Option(help: "Frames are raw RGB24 of this size (e.g. 640x480) instead of MJPEG.")
+    var raw: String?
+
+    @Option(help: "Largest MJPEG frame accepted, in bytes.")
+    var maxFrameBytes: Int = 64 << 20
+
+    @Option(help: "Average each object's box over the last N frames (matched by class and IoU).")
+    var smooth: Int?
+
+    @Flag(help: "Drop waiting frames, keeping only the newest (real time).")
+    var drop = false
+
+    @Option(help: "Write annotated frames as frame-000000.jpg, ... into this folder.")
+    var annotateTo: String?
+
+    @Flag(help: "Write annotated frames to stdout as MJPEG (JSON lines then go to stderr or --jsonl).")
+    var annotatePipe = false
+
+    @Option(help: "Write the JSON lines to this file.")
+    var jsonl: String?
+
+    @Option(help: "Class names, one per line (default: coco.names beside the weights or cfg).")
+    var names: String?
+
+    @Option(help: "Probability a detection must exceed.")
+    var thresh: Float = 0.5
+
+    @Option(help: "IoU above which non-maximum suppression removes a box (0 disables NMS).")
+    var nms: Float = 0.45
+
+    @Option(help: "per-class (darknet's) or agnostic (suppress across classes).")
+    var nmsMode: DetectorOptions.NMSMode = .perClass
+
+    @Option(help: "Keep only these classes (names or numbers, comma-separated: dog,car).")
+    var classes: String?
+
+    @Option(help: "Keep at most this many detections per frame (highest confidence first).")
+    var maxDetections: Int?
+
+    @Flag(help: "Letterbox the frame into the network input (darknet's default) or stretch it.")
+    var mapping: MappingFlag = .letterbox
+
+    @Option(help: "Network input width and height (overrides the cfg's [net]).")
+    var size: Int?
+
+    @Option(help: "BLAS threads (default: one per core).")
+    var threads: Int?
+
+    @Flag(help: "No summary on stderr.")
+    var quiet = false
+
+    func validate() throws {
+        guard thresh >= 0, thresh <= 1 else { throw ValidationError("--thresh must be in 0...1, got \(thresh)") }
+        guard nms >= 0, nms <= 1 else { throw ValidationError("--nms must be in 0...1, got \(nms)") }
+        if let raw, Self.rawSize(raw) == nil { throw ValidationError("--raw must be WxH (e.g. 640x480), got \(raw)") }
+        if let smooth, smooth < 1 { throw ValidationError("--smooth must be ≥ 1") }
+        if maxFrameBytes < 1024 { throw ValidationError("--max-frame-bytes must be ≥ 1024") }
+        if let size, size < 32 || size > 16384 || size % 32 != 0 {
+            throw ValidationError("--size must be a multiple of 32 in 32...16384, got \(size)")
+        }
+        if let threads, threads < 1 || threads > 1024 { throw ValidationError("--threads must be ≥ 1, got \(threads)") }
+        if let maxDetections, maxDetections < 0 { throw ValidationError("--max-detections must be ≥ 0") }
+    }
+
+    static func rawSize(_ text: String) -> (width: Int, height: Int)? {
+        let parts = text.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w * h <= Image.maxPixels else { return nil }
+        return (w, h)
+    }
+
+    func run() throws {
+        let session: StreamSession
+        do {
+            var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
+                                          mapping: mapping.value, threads: threads)
+            if nms == 0 { options.nmsMode = .none }
+            let detector = try Detector(cfg: cfg, weights: weights, options: options)
+            try report(detector.model.warnings, strict: false)
+            let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
+            let filter = DetectionFilter(classes: try classes.map { try DetectionFilter.classIds($0, names: classNames) },
+                                         maxDetections: maxDetections)
+            if let annotateTo { try FileManager.default.createDirectory(atPath: annotateTo, withIntermediateDirectories: true) }
+            let lines: FileHandle
+            if let jsonl {
+                guard FileManager.default.createFile(atPath: jsonl, contents: nil), let handle = FileHandle(forWritingAtPath: jsonl) else {
+                    throw CLIError.unreadable(jsonl, "cannot write the JSON lines file")
+                }
+                lines = handle
+            } else {
+                lines = annotatePipe ? .standardError : .standardOutput
+            }
+            let kind: FrameReader.Kind = raw.flatMap(Self.rawSize).map { .raw(width: $0.width, height: $0.height) } ?? .mjpeg
+            session = StreamSession(detector: detector, filter: filter, names: classNames, smoother: smooth.map { BoxSmoother(window: $0) },
+                                    lines: lines, annotateTo: annotateTo, annotatePipe: annotatePipe,
+                                    reader: FrameReader(kind: kind, maxFrameBytes: maxFrameBytes))
+        } catch {
+            _ = fail(error)
+            throw ExitCode(2)
+        }
+        let summary = session.run(drop: drop)
+        if !quiet && !(annotatePipe && jsonl == nil) { warn(summary.description) }
+        if let error = summary.streamError { _ = fail(error) }
+        if summary.failed > 0 || summary.streamError != nil { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import XCTest
+
+/// `darknet-swift stream` through the real binary: frames on stdin, one JSON line per frame.
+final class StreamCommandTests: XCTestCase {
+    static let photos = ["dog", "horses", "person", "eagle", "dog"]
+
+    func tinyArguments() throws -> [String] {
+        [try CLI.data("cfg/yolov3-tiny.cfg"), try CLI.data("yolov3-tiny.weights")]
+    }
+
+    /// Class names and pixel boxes, sorted, from a `detections` array.
+    func summary(_ object: [String: Any]) throws -> [String] {
+        try XCTUnwrap(object["detections"] as? [[String: Any]]).map { d in
+            let box = d["box"] as? [String: Int] ?? [:]
+            return "\(d["name"] ?? "?") \(box["left"] ?? -1) \(box["top"] ?? -1) \(box["right"] ?? -1) \(box["bottom"] ?? -1)"
+        }.sorted()
+    }
+
+    func detectLines(_ paths: [String]) throws -> [String: [String]] {
+        let result = try CLI.run(["detect"] + tinyArguments() + paths + ["--format", "jsonl", "--quiet"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        var byPath: [String: [String]] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            byPath[try XCTUnwrap(object["path"] as? String)] = try summary(object)
+        }
+        return byPath
+    }
+
+    func testMJPEGStreamGivesOneLinePerFrameWithDetectsDetections() throws {
+        let paths = try Self.photos.map { try CLI.data("data/\($0).jpg") }
+        let expected = try detectLines(Array(Set(paths)))
+        let stream = try CLI.temporaryFolder(self).appendingPathComponent("video.mjpeg")
+        var bytes = Data()
+        for path in paths { bytes += try Data(contentsOf: URL(fileURLWithPath: path)) }
+        try bytes.write(to: stream)
+        let result = try CLI.run(["stream"] + tinyArguments(), stdin: stream)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, paths.count, result.stdout)
+        for (index, line) in lines.enumerated() {
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            XCTAssertEqual(object["frame"] as? Int, index)
+            XCTAssertNotNil(object["latency"] as? Double)
+            XCTAssertEqual(object["dropped"] as? Int, 0)
+            XCTAssertEqual(try summary(object), expected[paths[index]], "frame \(index) = \(paths[index])")
+        }
+        XCTAssertTrue(result.stderr.contains("5 frames read, 5 processed, 0 dropped, 0 failed"), result.stderr)
+    }
+
+    func testAnnotatePipeWritesMJPEGAndMovesJSONToTheFile() throws {
+        let folder = try CLI.temporaryFolder(self)
+        let stream = folder.appendingPathComponent("video.mjpeg")
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        try (Data([0, 1, 2]) + dog + dog).write(to: stream)  // leading junk is skipped
+        let jsonl = folder.appendingPathComponent("frames.jsonl")
+        let result = try CLI.run(["stream"] + tinyArguments() + ["--annotate-pipe", "--jsonl", jsonl.path, "--smooth", "3"], stdin: stream)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let out = Array(result.stdoutData)
+        XCTAssertEqual(Array(out.prefix(3)), [0xFF, 0xD8, 0xFF], "stdout starts with a JPEG")
+        XCTAssertEqual(Array(out.suffix(2)), [0xFF, 0xD9], "and ends with one")
+        let starts = (0..<out.count - 3).filter { out[$0] == 0xFF && out[$0 + 1] == 0xD8 && out[$0 + 2] == 0xFF }
+        XCTAssertGreaterThanOrEqual(starts.count, 2, "two annotated frames")
+        XCTAssertEqual(try String(contentsOf: jsonl, encoding: .utf8).split(separator: "\n").count, 2)
+    }
+
+    func testRawRGB24FramesMatchTheJPEGDetections() throws {
+        guard FileManager.default.isExecutableFile(atPath: COCOReportTests.python) else {
+            XCTFail("\(COCOReportTests.python) is missing: run tools/install-deps")
+            return
+        }
+        // Decoded with Pillow (pycocotools' venv) — both sides use libjpeg-turbo's default IDCT.
+        let dog = try CLI.data("data/dog.jpg")
+        let raw = try CLI.temporaryFolder(self).appendingPathComponent("dog.rgb")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: COCOReportTests.python)
+        process.arguments = ["-c", "import sys; from PIL import Image; d = Image.open(sys.argv[1]).convert('RGB').tobytes(); "
+                             + "open(sys.argv[2], 'wb').write(d + d)", dog, raw.path]
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "Pillow could not decode \(dog)")
+        let result = try CLI.run(["stream"] + tinyArguments() + ["--raw", "768x576"], stdin: raw)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 2)
+        let expected = try detectLines([dog])[dog]
+        for line in lines {
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            XCTAssertEqual(try summary(object), expected)
+        }
+        let wrong = try CLI.run(["stream"] + tinyArguments() + ["--raw", "700x576"], stdin: raw)
+        XCTAssertEqual(wrong.status, 1, "the stream is not a whole number of frames")
+        XCTAssertTrue(wrong.stderr.contains("ended inside a frame"), wrong.stderr)
+    }
+
+    func testEndMarkerInsideASegmentDoesNotSplitTheFrame() throws {
+        // An APP1 segment (as an EXIF thumbnail would) holding FF D9 right after SOI: a
+        // splitter that searched for FF D9 would cut the frame there.
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        let app1 = Data([0xFF, 0xE1, 0x00, 0x08, 0xFF, 0xD8, 0xFF, 0xD9, 0x00, 0x00])
+        let frame = dog.prefix(2) + app1 + dog.dropFirst(2)
+        let stream = try CLI.temporaryFolder(self).appendingPathComponent("thumb.mjpeg")
+        try (frame + frame).write(to: stream)
+        let result = try CLI.run(["stream"] + tinyArguments() + ["--quiet"], stdin: stream)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 2, result.stdout)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        XCTAssertEqual(try summary(object).count, 5, "the whole dog.jpg was decoded")
+    }
+
+    func testDropKeepsTheNewestFrameAndCountsTheRest() throws {
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        let stream = try CLI.temporaryFolder(self).appendingPathComponent("video.mjpeg")
+        try Data(Array(repeating: dog, count: 8).joined()).write(to: stream)
+        let result = try CLI.run(["stream"] + tinyArguments() + ["--drop"], stdin: stream)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let frames = try result.stdout.split(separator: "\n").map {
+            try XCTUnwrap((JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["frame"] as? Int)
+        }
+        // However fast the frames arrive, the newest is never dropped, frame numbers only
+        // grow, and every frame read is either processed or counted as dropped.
+        XCTAssertEqual(frames.last, 7)
+        XCTAssertEqual(frames, frames.sorted())
+        let summary = try XCTUnwrap(result.stderr.split(separator: "\n").first { $0.contains("stream:") })
+        XCTAssertTrue(summary.contains("8 frames read, \(frames.count) processed, \(8 - frames.count) dropped"), String(summary))
+    }
+
+    func testOversizedFrameIsAClearError() throws {
+        let stream = try CLI.temporaryFolder(self).appendingPathComponent("junk")
+        // SOI, then a scan that never ends.
+        try (Data([0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02]) + Data(repeating: 0x11, count: 5000)).write(to: stream)
+        let result = try CLI.run(["stream"] + tinyArguments() + ["--max-frame-bytes", "2048"], stdin: stream)
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stderr.contains("--max-frame-bytes 2048"), result.stderr)
+    }
+}
