@@ -61,7 +61,8 @@ public final class Network {
     ///
     /// `weights` is consumed and updated in place: a layer's plain weights are freed as soon as
     /// its transformed ones exist (when the caller holds no other reference), so loading never
-    /// holds both forms of every Winograd layer at once (yolov3 `detect` at 416: peak RSS 26 MiB lower under auto, 116 MiB under winograd-f2).
+    /// holds both forms of every Winograd layer at once (yolov3 `detect` at 416: peak RSS
+    /// 26 MiB lower under auto, 116 MiB lower under winograd-f2).
     public static func prepare(_ weights: consuming [Int: ConvolutionWeights], for model: ModelDescription,
                                algorithm: ConvolutionAlgorithm) -> [Int: ConvolutionWeights] {
         let methods = model.convolutionMethods(algorithm)
