@@ -21,9 +21,9 @@ public final class Detector: @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [Network]
 
-    public init(model: ModelDescription, weights: [Int: ConvolutionWeights], options: DetectorOptions = .init()) throws {
+    public init(model: ModelDescription, weights: consuming [Int: ConvolutionWeights], options: DetectorOptions = .init()) throws {
         self.model = model
-        self.weights = Network.prepare(weights, for: model, algorithm: options.convolutionAlgorithm)
+        self.weights = Network.prepare(consume weights, for: model, algorithm: options.convolutionAlgorithm)
         self.options = options
         self.idle = [try Network(model: model, weights: self.weights, algorithm: options.convolutionAlgorithm)]
         if let threads = options.threads { GEMM.threads = threads }
