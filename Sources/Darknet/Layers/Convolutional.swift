@@ -49,11 +49,33 @@ public struct Convolutional: Sendable, Hashable {
                 throw CfgError.unsupported(section.location(key), what: "different horizontal and vertical strides")
             }
         }
+        try rejectUnhonoured(section)
         let activation = try Activation(cfgName: section.string("activation", default: "logistic"),
                                         location: section.location("activation"))
         return Convolutional(filters: filters, size: size, stride: stride, padding: padding, groups: groups,
                              batchNormalize: try section.int("batch_normalize", default: 0) != 0,
                              activation: activation)
+    }
+
+    /// AlexeyAB's options this engine does not implement, with the value that means "off"
+    /// (its `parse_convolutional` defaults). Setting one to anything else is a typed error
+    /// naming the key and its line, never silently ignored. `angle` only matters with
+    /// sway/rotate/stretch, which are rejected here.
+    static let unhonoured: [(key: String, off: Int)] = [
+        ("antialiasing", 0), ("assisted_excitation", 0), ("deform", 0), ("sway", 0), ("rotate", 0),
+        ("stretch", 0), ("stretch_sway", 0), ("coordconv", 0), ("bin_output", 0),
+    ]
+
+    static func rejectUnhonoured(_ section: CfgSection) throws {
+        for (key, off) in unhonoured where try section.int(key, default: off) != off {
+            throw CfgError.unsupported(section.location(key), what: "\(key) in [convolutional]")
+        }
+        if try section.float("dot", default: 0) != 0 {
+            throw CfgError.unsupported(section.location("dot"), what: "dot in [convolutional]")
+        }
+        for key in ["share_index"] where section.option(key) != nil {
+            throw CfgError.unsupported(section.location(key), what: "\(key) in [convolutional]")
+        }
     }
 
     /// Pure shape inference; nil when the input is too small for size/stride/padding.

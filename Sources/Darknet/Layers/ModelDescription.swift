@@ -95,6 +95,10 @@ public struct ModelDescription: Sendable {
             let upsample = try Upsample.parse(section)
             kind = .upsample(upsample)
             output = upsample.outputShape(input: input)
+            if output == nil {
+                throw CfgError.shapeMismatch(section.location("stride"), layer: index,
+                                             detail: "downsampling \(input) by \(upsample.stride) needs a height and width divisible by it")
+            }
             known = Upsample.keys
         case "route":
             let route = try Route.parse(section, index: index)
@@ -115,7 +119,7 @@ public struct ModelDescription: Sendable {
             output = shortcut.outputShape(input: input, sourceShape: sourceShape)
             if output == nil {
                 throw CfgError.shapeMismatch(section.location("from"), layer: index,
-                                             detail: "shortcut adds layer \(shortcut.source) (\(sourceShape)) to the previous layer (\(input)); the shapes must match")
+                                             detail: "shortcut adds layer \(shortcut.source) (\(sourceShape)) to the previous layer (\(input)); their width and height ratios must agree")
             }
             known = Shortcut.keys
         case "yolo":

@@ -163,7 +163,8 @@ public final class Network {
         case .route(let route):
             route.forward(sources: route.sources.map { (UnsafePointer(output(of: $0)), model.layers[$0].output.count) }, output: out)
         case .shortcut(let shortcut):
-            shortcut.forward(input: previous, source: UnsafePointer(output(of: shortcut.source)), output: out, count: layer.output.count)
+            shortcut.forward(input: previous, shape: layer.output, source: UnsafePointer(output(of: shortcut.source)),
+                             sourceShape: model.layers[shortcut.source].output, output: out)
         case .yolo(let yolo):
             yolo.forward(input: previous, output: out, shape: layer.output)
         case .avgpool(let pool):

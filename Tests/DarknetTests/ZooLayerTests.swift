@@ -1,0 +1,95 @@
+@testable import Darknet
+import Foundation
+import XCTest
+
+/// The layer options of issue #6 (route groups, shortcut of another shape, negative upsample
+/// stride, scale_x_y, rejected convolution options). Each test says which reference produced
+/// its expected values.
+final class ZooLayerTests: XCTestCase {
+    /// Runs a one-layer-after-input cfg on `input` and returns the last layer's output.
+    private func run(_ cfg: String, _ input: [Float], weights: [Int: ConvolutionWeights] = [:]) throws -> [Float] {
+        let model = try ModelDescription(text: cfg)
+        var result: [Float] = []
+        try Network(model: model, weights: weights).forward(input) { layer, values in
+            if layer.index == model.layers.count - 1 { result = Array(values) }
+        }
+        return result
+    }
+
+    /// Reference: Debian's libdarknet.so (`tools/regen-goldens`, `fixture_cfg zoo2-pjreddie`):
+    /// every layer of Fixtures/zoo2-pjreddie.cfg (shortcuts from a larger and a smaller layer,
+    /// `stride=-2` upsample with scale, elu/plse/tanh/lhtan/selu/ramp/stair/relie/hardtan/loggy)
+    /// with seed-1 synthetic weights. Tolerance 1e-4·(1 + std), as the other network goldens.
+    func testPjreddieOptionsMatchLibdarknet() throws {
+        let golden = try LayerGolden.load(try TestData.fixture("zoo2-pjreddie-32-synthetic.json"))
+        let model = try ModelDescription(contentsOf: try TestData.fixture("zoo2-pjreddie.cfg").path)
+        let bytes = SyntheticWeights.bytes(for: model, seed: 1)
+        XCTAssertEqual(String(SyntheticWeights.fnv1a64(bytes), radix: 16).leftPadded(to: 16), golden.syntheticWeights?.fnv1a64)
+        let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+        for algorithm in ConvolutionAlgorithm.allCases {
+            try assertMatchesGolden(Network(model: model, weights: weights, algorithm: algorithm), golden, tolerance: 1e-4)
+        }
+    }
+
+    /// Reference: AlexeyAB's `forward_route_layer` by hand: groups=2 group_id=1 takes the second
+    /// half of each source's channels (yolov4-tiny's CSP split).
+    func testRouteGroupsTakeOneChannelBlock() throws {
+        let cfg = "[net]\nwidth=1\nheight=2\nchannels=4\n[maxpool]\nsize=1\nstride=1\n[route]\nlayers=-1\n[route]\nlayers=-1,-2\ngroups=2\ngroup_id=1\n"
+        let model = try ModelDescription(text: cfg)
+        XCTAssertEqual(model.layers[2].output, TensorShape(channels: 4, height: 2, width: 1))
+        // layer 0 (a 1×1 maxpool) copies the input (c0: 0,1  c1: 2,3  c2: 4,5  c3: 6,7); each source gives c2, c3.
+        XCTAssertEqual(try run(cfg, (0..<8).map(Float.init)), [4, 5, 6, 7, 4, 5, 6, 7])
+        XCTAssertThrowsError(try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=4\n[maxpool]\nsize=1\n[route]\nlayers=-1\ngroups=2\ngroup_id=2\n"))
+        XCTAssertThrowsError(try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=3\n[maxpool]\nsize=1\n[route]\nlayers=-1\ngroups=2\n"),
+                             "3 channels do not split in 2 groups")
+    }
+
+    /// Reference: darknet's reverse `upsample_cpu` by hand: each output is scale · the sum of its 2×2 block.
+    func testNegativeStrideSumsBlocks() throws {
+        let cfg = "[net]\nwidth=4\nheight=2\nchannels=1\n[upsample]\nstride=-2\nscale=0.5\n"
+        // rows [0 1 2 3], [4 5 6 7] → blocks {0,1,4,5} = 10, {2,3,6,7} = 18, times 0.5.
+        XCTAssertEqual(try run(cfg, (0..<8).map(Float.init)), [5, 9])
+        XCTAssertThrowsError(try ModelDescription(text: "[net]\nwidth=5\nheight=4\nchannels=1\n[upsample]\nstride=-2\n")) { error in
+            guard case CfgError.shapeMismatch(let location, _, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(location.line, 6)
+        }
+    }
+
+    /// Reference: pjreddie's `shortcut_cpu` by hand (also covered by the libdarknet golden above):
+    /// a 1×2×2 `from` (layer 0, a copy of the input) added into a 2×4×4 layer with sample 2 touches channel 0 at even (y, x) only.
+    func testShortcutFromSmallerLayerSamples() throws {
+        let cfg = "[net]\nwidth=2\nheight=2\nchannels=1\n[maxpool]\nsize=1\nstride=1\n[upsample]\nstride=2\n[upsample]\nstride=1\n[route]\nlayers=-1,-2\n[shortcut]\nfrom=0\nbeta=10\n"
+        let out = try run(cfg, [1, 2, 3, 4])
+        XCTAssertEqual(out.count, 32)
+        // channel 0 of the route = upsampled input; positions (0,0),(0,2),(2,0),(2,2) get + 10·from.
+        XCTAssertEqual(Array(out[0..<4]), [11, 1, 22, 2])
+        XCTAssertEqual(Array(out[8..<12]), [33, 3, 44, 4])
+        XCTAssertEqual(Array(out[16..<20]), [1, 1, 2, 2], "channel 1 is past min(C1, C2) = 1: unchanged")
+    }
+
+    /// Reference: AlexeyAB's `forward_yolo_layer`: x, y = s·logistic − (s − 1)/2; w, h raw.
+    func testScaleXY() throws {
+        let cfg = "[net]\nwidth=1\nheight=1\nchannels=6\n[yolo]\nclasses=1\nnum=1\nmask=0\nanchors=1,1\nscale_x_y=1.2\n"
+        let out = try run(cfg, [0, 2, 0.5, -0.5, 0, 1])
+        let logistic: (Float) -> Float = { 1 / (1 + exp(-$0)) }
+        XCTAssertEqual(out[0], 0.5, accuracy: 1e-6)  // 1.2 · 0.5 − 0.1
+        XCTAssertEqual(out[1], 1.2 * logistic(2) - 0.1, accuracy: 1e-6)
+        XCTAssertEqual(Array(out[2...3]), [0.5, -0.5])
+        XCTAssertEqual(out[5], logistic(1), accuracy: 1e-6)
+    }
+
+    /// Options AlexeyAB's convolution has and this engine does not: a typed error naming the key and line.
+    func testUnhonouredConvolutionOptionsAreErrors() throws {
+        for (key, value) in [("antialiasing", "1"), ("assisted_excitation", "4000"), ("deform", "1"), ("share_index", "2"),
+                             ("xnor", "1"), ("binary", "1"), ("flipped", "1"), ("sway", "1"), ("dot", "0.1")] {
+            let cfg = "[net]\nwidth=8\nheight=8\nchannels=1\n[convolutional]\nfilters=2\nsize=3\n\(key)=\(value)\n"
+            XCTAssertThrowsError(try ModelDescription(text: cfg), key) { error in
+                guard case CfgError.unsupported(let location, _) = error else { return XCTFail("\(key): \(error)") }
+                XCTAssertEqual(location.line, 8, key)
+                XCTAssertEqual(location.key, key)
+            }
+        }
+        XCTAssertNoThrow(try ModelDescription(text: "[net]\nwidth=8\nheight=8\nchannels=1\n[convolutional]\nfilters=2\nsize=3\nantialiasing=0\n"),
+                         "the default value is accepted")
+    }
+}
