@@ -92,4 +92,22 @@ final class ZooLayerTests: XCTestCase {
         XCTAssertNoThrow(try ModelDescription(text: "[net]\nwidth=8\nheight=8\nchannels=1\n[convolutional]\nfilters=2\nsize=3\nantialiasing=0\n"),
                          "the default value is accepted")
     }
+
+    /// AlexeyAB's parse_yolo: nms_kind default/greedynms → do_nms_sort (per class), diounms →
+    /// diounms_sort with beta_nms (default 0.6); Detector uses the last [yolo]'s.
+    func testNmsKindReachesTheDetector() throws {
+        func head(_ extra: String) throws -> Yolo {
+            let model = try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=6\n[yolo]\nclasses=1\nnum=1\n\(extra)")
+            guard case .yolo(let yolo) = model.layers[0].kind else { throw CfgError.noLayers(file: "") }
+            return yolo
+        }
+        XCTAssertEqual(try head("").nms, .perClass)
+        XCTAssertEqual(try head("nms_kind=greedynms\nbeta_nms=0.6\n").nms, .perClass)
+        XCTAssertEqual(try head("nms_kind=diounms\n").nms, .diou(beta: 0.6))
+        XCTAssertEqual(try head("nms_kind=diounms\nbeta_nms=0.45\n").nms, .diou(beta: 0.45))
+        XCTAssertThrowsError(try head("nms_kind=cornersnms\n")) { error in
+            guard case CfgError.invalidValue(let location, _, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(location.key, "nms_kind")
+        }
+    }
 }

@@ -19,6 +19,10 @@ public struct Convolutional: Sendable, Hashable {
         "antialiasing", "assisted_excitation", "sway", "rotate", "stretch", "stretch_sway", "deform",
         "coordconv", "angle",
     ]
+    /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
+    static let honouredKeys: Set<String> = ["filters", "size", "stride", "pad", "padding", "groups", "activation", "batch_normalize"]
+    /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
+    static let rejectedKeys: [String: String] = ["binary": "1", "xnor": "1", "flipped": "1", "dilation": "2", "stride_x": "2", "stride_y": "2", "dot": "0.5", "bin_output": "1", "share_index": "0", "antialiasing": "1", "assisted_excitation": "1", "sway": "1", "rotate": "1", "stretch": "1", "stretch_sway": "1", "deform": "1", "coordconv": "1"]
 
     static func parse(_ section: CfgSection) throws -> Convolutional {
         let filters = try section.int("filters", default: 1)

@@ -8,6 +8,10 @@ public struct Maxpool: Sendable, Hashable {
     public var padding: Int
 
     static let keys: Set<String> = ["size", "stride", "padding", "stride_x", "stride_y", "maxpool_depth", "out_channels", "antialiasing"]
+    /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
+    static let honouredKeys: Set<String> = ["size", "stride", "padding"]
+    /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
+    static let rejectedKeys: [String: String] = ["stride_x": "2", "stride_y": "2", "maxpool_depth": "1", "antialiasing": "1"]
 
     static func parse(_ section: CfgSection) throws -> Maxpool {
         let stride = try section.int("stride", default: 1)
@@ -23,6 +27,9 @@ public struct Maxpool: Sendable, Hashable {
             if try section.int(key, default: stride) != stride {
                 throw CfgError.unsupported(section.location(key), what: "different horizontal and vertical maxpool strides")
             }
+        }
+        if try section.int("antialiasing", default: 0) != 0 {
+            throw CfgError.unsupported(section.location("antialiasing"), what: "antialiasing in [maxpool]")
         }
         if try section.int("maxpool_depth", default: 0) != 0 {
             throw CfgError.unsupported(section.location("maxpool_depth"), what: "maxpool_depth")

@@ -13,6 +13,10 @@ public struct Route: Sendable, Hashable {
     public var groupID: Int = 0
 
     static let keys: Set<String> = ["layers", "groups", "group_id", "stopbackward"]
+    /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
+    static let honouredKeys: Set<String> = ["layers", "groups", "group_id"]
+    /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
+    static let rejectedKeys: [String: String] = [:]
 
     static func parse(_ section: CfgSection, index: Int) throws -> Route {
         guard let raw = try section.intList("layers"), !raw.isEmpty else {

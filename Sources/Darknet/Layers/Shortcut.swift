@@ -15,6 +15,10 @@ public struct Shortcut: Sendable, Hashable {
     public var beta: Float
 
     static let keys: Set<String> = ["from", "activation", "alpha", "beta", "weights_type", "weights_normalization"]
+    /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
+    static let honouredKeys: Set<String> = ["from", "activation", "alpha", "beta"]
+    /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
+    static let rejectedKeys: [String: String] = ["weights_type": "per_feature"]
 
     static func parse(_ section: CfgSection, index: Int) throws -> Shortcut {
         guard let from = try section.intList("from"), !from.isEmpty else {

@@ -13,6 +13,10 @@ public struct Upsample: Sendable, Hashable {
     public var reverse: Bool = false
 
     static let keys: Set<String> = ["stride", "scale"]
+    /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
+    static let honouredKeys: Set<String> = ["stride", "scale"]
+    /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
+    static let rejectedKeys: [String: String] = [:]
 
     static func parse(_ section: CfgSection) throws -> Upsample {
         let stride = try section.int("stride", default: 2)

@@ -11,6 +11,15 @@ import YOLO
 public struct Yolo: Sendable, Hashable {
     public var head: YOLOHead
     public var scaleXY: Float = 1
+    /// AlexeyAB's `nms_kind` (`default`/`greedynms`: darknet's per-class `do_nms_sort`;
+    /// `diounms`: `diounms_sort` with `beta_nms`, default 0.6). `Detector` uses the last
+    /// `[yolo]`'s, as AlexeyAB's detector does. `cornersnms` is rejected.
+    public var nms: NMS.Mode = .perClass
+
+    /// Keys read and honoured; every other key in `keys` is training-only (ignored) or in `rejectedKeys`.
+    static let honouredKeys: Set<String> = ["mask", "anchors", "classes", "num", "scale_x_y", "nms_kind", "beta_nms"]
+    /// Keys that are a typed error when set to anything but darknet's default, with an example value.
+    static let rejectedKeys: [String: String] = ["new_coords": "1"]
 
     static let keys: Set<String> = [
         "mask", "anchors", "classes", "num", "jitter", "ignore_thresh", "truth_thresh", "random",
@@ -47,7 +56,15 @@ public struct Yolo: Sendable, Hashable {
         if try section.int("new_coords", default: 0) != 0 {
             throw CfgError.unsupported(section.location("new_coords"), what: "new_coords=1")
         }
-        return Yolo(head: YOLOHead(anchors: anchors, mask: mask, classes: classes), scaleXY: scaleXY)
+        let nms: NMS.Mode
+        switch section.string("nms_kind", default: "default").trimmingSpaces {
+        case "default", "greedynms": nms = .perClass
+        case "diounms": nms = .diou(beta: try section.float("beta_nms", default: 0.6))
+        case let other:
+            throw CfgError.invalidValue(section.location("nms_kind"), value: other,
+                                        expected: "default, greedynms or diounms (cornersnms is not supported)")
+        }
+        return Yolo(head: YOLOHead(anchors: anchors, mask: mask, classes: classes), scaleXY: scaleXY, nms: nms)
     }
 
     /// Channels the input must have: `mask.count · (classes + 5)`.
