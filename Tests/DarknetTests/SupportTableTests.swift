@@ -12,11 +12,13 @@ final class SupportTableTests: XCTestCase {
     private let bodies: [String: String] = [
         "convolutional": "filters=4\nsize=1\n", "maxpool": "size=2\n", "upsample": "", "route": "layers=-1\n",
         "shortcut": "from=-1\n", "yolo": "classes=1\nnum=1\n", "avgpool": "", "connected": "output=2\n",
-        "softmax": "", "dropout": "", "batchnorm": "", "cost": "",
+        "softmax": "", "dropout": "", "batchnorm": "", "cost": "", "sam": "from=-1\n", "scale_channels": "from=-2\n",
     ]
+    /// Sections a section needs right before it ([scale_channels] scales by a C×1×1 layer).
+    private let preludes: [String: String] = ["scale_channels": "[avgpool]\n"]
 
     private func cfg(_ section: String, _ extra: String) -> String {
-        "[net]\nwidth=8\nheight=8\nchannels=4\n[convolutional]\nfilters=6\nsize=1\n[\(section)]\n\(bodies[section] ?? "")\(extra)"
+        "[net]\nwidth=8\nheight=8\nchannels=4\n[convolutional]\nfilters=6\nsize=1\n\(preludes[section] ?? "")[\(section)]\n\(bodies[section] ?? "")\(extra)"
     }
 
     func testEverySectionParsesWithItsMinimalBody() throws {
@@ -32,6 +34,7 @@ final class SupportTableTests: XCTestCase {
     /// error that names the key and the line it is on (line 11: after the 10 lines before it).
     func testRejectedKeysAreTypedErrorsWithTheirLine() {
         for section in SupportTable.sections where section.names[0] != "net" {
+            XCTAssertTrue(section.rejectingValues.isEmpty || preludes[section.names[0]] == nil, "line arithmetic assumes no prelude")
             let bodyLines = (bodies[section.names[0]] ?? "").filter { $0 == "\n" }.count
             for (key, value) in section.rejectingValues {
                 XCTAssertThrowsError(try ModelDescription(text: cfg(section.names[0], "\(key)=\(value)\n"))) { error in

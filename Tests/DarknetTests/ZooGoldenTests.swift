@@ -2,7 +2,7 @@
 import Foundation
 import XCTest
 
-/// A project-written yolov4-tiny-shaped network (Fixtures/zoo2-v4tiny.cfg: route groups/group_id,
+/// A project-written yolov4-tiny-shaped network (Fixtures/zoo2-v4tiny.cfg: route groups/group_id, sam, scale_channels,
 /// scale_x_y 1.05 and 1.1, mish, swish, two heads) end to end against OpenCV DNN 4.x
 /// (Fixtures/zoo2-v4tiny-opencv.json, `tools/oracle/opencv_oracle.py network`), which
 /// implements these AlexeyAB options and pjreddie's darknet does not.

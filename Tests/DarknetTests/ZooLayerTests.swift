@@ -110,4 +110,15 @@ final class ZooLayerTests: XCTestCase {
             XCTAssertEqual(location.key, "nms_kind")
         }
     }
+
+    /// Reference: AlexeyAB's forward_scale_channels_layer by hand (OpenCV's importer does not
+    /// read scale_wh): with scale_wh=1 the previous 1×H×W plane scales every channel of `from`.
+    func testScaleChannelsScaleWH() throws {
+        // layer 0: 1×1 maxpool copies the 2×1×2 input; layer 1: route group 0 of 2 → its channel 0 (1×1×2).
+        let cfg = "[net]\nwidth=2\nheight=1\nchannels=2\n[maxpool]\nsize=1\nstride=1\n[route]\nlayers=-1\ngroups=2\ngroup_id=0\n[scale_channels]\nfrom=0\nscale_wh=1\n"
+        // input c0 = [2, 3], c1 = [5, 7]; out[c][x] = c0[x] · in[c][x] = [4, 9, 10, 21].
+        XCTAssertEqual(try run(cfg, [2, 3, 5, 7]), [4, 9, 10, 21])
+        let sam = "[net]\nwidth=2\nheight=1\nchannels=1\n[maxpool]\nsize=1\nstride=1\n[maxpool]\nsize=1\nstride=1\n[sam]\nfrom=0\nactivation=relu\n"
+        XCTAssertEqual(try run(sam, [-2, 3]), [4, 9], "sam: previous · from, then the activation")
+    }
 }

@@ -46,6 +46,8 @@ public enum SupportTable {
         Section(["dropout"], keys: Dropout.keys, honoured: Dropout.honouredKeys, rejected: Dropout.rejectedKeys),
         Section(["batchnorm"], keys: Batchnorm.keys, honoured: []),
         Section(["cost"], keys: Cost.keys, honoured: Cost.honouredKeys, rejected: Cost.rejectedKeys),
+        Section(["sam"], keys: Sam.keys, honoured: Sam.honouredKeys),
+        Section(["scale_channels"], keys: ScaleChannels.keys, honoured: ScaleChannels.honouredKeys),
     ]
 
     /// Sections of pjreddie's or AlexeyAB's darknet this engine does not run (an error naming
@@ -53,7 +55,7 @@ public enum SupportTable {
     public static let unsupportedSections: [String] = [
         "activation", "conv_lstm", "contrastive", "crnn", "crop", "deconvolutional", "detection", "empty",
         "deconv", "gaussian_yolo", "gru", "history", "implicit", "iseg", "l2norm", "local", "logistic", "lrn", "lstm",
-        "normalization", "region", "reorg", "reorg3d", "rnn", "sam", "scale_channels", "silence",
+        "normalization", "region", "reorg", "reorg3d", "rnn", "silence",
     ]
 
     /// The table as Markdown: one row per section, options grouped by status.

@@ -177,6 +177,10 @@ public final class Network {
         case .batchnorm(let batchnorm):
             guard let weights = parameters[layer.index] else { preconditionFailure("batchnorm \(layer.index) has no weights") }
             batchnorm.forward(input: previous, shape: layer.output, output: out, weights: weights)
+        case .sam(let sam):
+            sam.forward(input: previous, source: UnsafePointer(output(of: sam.source)), output: out, count: layer.output.count)
+        case .scaleChannels(let scale):
+            scale.forward(input: previous, source: UnsafePointer(output(of: scale.source)), sourceShape: layer.output, output: out)
         case .dropout, .cost:
             if out != previous { out.update(from: previous, count: layer.output.count) }
         }
