@@ -121,4 +121,24 @@ final class ZooLayerTests: XCTestCase {
         let sam = "[net]\nwidth=2\nheight=1\nchannels=1\n[maxpool]\nsize=1\nstride=1\n[maxpool]\nsize=1\nstride=1\n[sam]\nfrom=0\nactivation=relu\n"
         XCTAssertEqual(try run(sam, [-2, 3]), [4, 9], "sam: previous · from, then the activation")
     }
+
+    /// Reference: AlexeyAB's forward_maxpool_layer by hand (OpenCV's importer ignores stride_x/y):
+    /// 4×4 input v = 4y + x, size 2, stride_x 2, stride_y 1, padding 1 → offset 0, output 2 wide × 4 high,
+    /// out[oy][ox] = v at (min(oy + 1, 3), 2·ox + 1).
+    func testMaxpoolStrideXY() throws {
+        let cfg = "[net]\nwidth=4\nheight=4\nchannels=1\n[maxpool]\nsize=2\nstride_x=2\nstride_y=1\n"
+        XCTAssertEqual(try ModelDescription(text: cfg).layers[0].output, TensorShape(channels: 1, height: 4, width: 2))
+        XCTAssertEqual(try run(cfg, (0..<16).map(Float.init)), [5, 7, 9, 11, 13, 15, 13, 15])
+        // The fast path (unchecked interior) equals the bounds-checked reference with uneven strides.
+        let pool = Maxpool(size: 3, stride: 2, padding: 2, strideY: 3)
+        let input = TensorShape(channels: 3, height: 11, width: 9)
+        guard let output = pool.outputShape(input: input) else { return XCTFail() }
+        let values = (0..<input.count).map { Float(($0 * 7919) % 101) - 50 }
+        var fast = [Float](repeating: 0, count: output.count), reference = fast
+        values.withUnsafeBufferPointer { x in
+            fast.withUnsafeMutableBufferPointer { pool.forward(input: x.baseAddress!, inputShape: input, output: $0.baseAddress!, outputShape: output) }
+            reference.withUnsafeMutableBufferPointer { pool.forwardReference(input: x.baseAddress!, inputShape: input, output: $0.baseAddress!, outputShape: output) }
+        }
+        XCTAssertEqual(fast, reference)
+    }
 }
