@@ -25,14 +25,18 @@ struct BenchmarkRow {
             let groups = conv.groups > 1 ? " groups \(conv.groups)" : ""
             return "\(conv.filters) \(conv.size)x\(conv.size)/\(conv.stride) \(conv.activation.rawValue)\(groups)"
         case .maxpool(let pool): return "\(pool.size)x\(pool.size)/\(pool.stride)"
-        case .upsample(let upsample): return "\(upsample.stride)x"
-        case .route(let route): return "layers " + route.sources.map(String.init).joined(separator: " ")
+        case .upsample(let upsample): return upsample.reverse ? "/\(upsample.stride)" : "\(upsample.stride)x"
+        case .route(let route):
+            return "layers " + route.sources.map(String.init).joined(separator: " ")
+                + (route.groups > 1 ? " group \(route.groupID)/\(route.groups)" : "")
         case .shortcut(let shortcut):
             return "from \(shortcut.source)" + (shortcut.activation == .linear ? "" : " \(shortcut.activation.rawValue)")
         case .yolo(let yolo): return "classes \(yolo.head.classes)"
         case .connected(let connected): return "\(connected.outputs) \(connected.activation.rawValue)"
         case .softmax(let softmax): return softmax.groups > 1 ? "groups \(softmax.groups)" : ""
         case .dropout(let dropout): return String(format: "p %.2f", dropout.probability)
+        case .sam(let sam): return "from \(sam.source)"
+        case .scaleChannels(let scale): return "from \(scale.source)" + (scale.scaleWH ? " scale_wh" : "")
         case .avgpool, .batchnorm, .cost: return ""
         }
     }

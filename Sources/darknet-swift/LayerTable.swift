@@ -22,6 +22,7 @@ enum LayerTable {
         case .maxpool(let pool):
             return String(format: "max          %d x %d / %d  ", pool.size, pool.size, pool.stride) + shapes
         case .upsample(let upsample):
+            if upsample.reverse { return String(format: "downsample         %2dx  ", upsample.stride) + shapes }
             return String(format: "upsample           %2dx  ", upsample.stride) + shapes
         case .route(let route):
             return "route " + route.sources.map { " \($0)" }.joined()
@@ -41,6 +42,10 @@ enum LayerTable {
             return String(format: "Batch Normalization Layer: %d x %d x %d image", i.width, i.height, i.channels)
         case .cost:
             return String(format: "cost                                           %4d", i.count)
+        case .sam(let sam):
+            return String(format: "scale Layer: %d", sam.source)
+        case .scaleChannels(let scale):
+            return String(format: "scale Layer: %d", scale.source)
         }
     }
 }

@@ -136,8 +136,9 @@ final class ShortcutTests: XCTestCase {
     }
 
     func testShapeMismatchIsAnError() {
-        // layer 0: 1×2×2, layer 1: 1×4×4; adding layer 0 to layer 1 is a shape mismatch.
-        let cfg = "[net]\nwidth=4\nheight=4\nchannels=1\n[maxpool]\nsize=2\nstride=2\n[upsample]\nstride=2\n[shortcut]\nfrom=-2\n"
+        // layer 0: 1×4×4, layer 1: 1×4×2 (h × w); from layer 0 the width ratio is 2 but the height
+        // ratio 1: darknet's shortcut_cpu asserts they agree (other sizes are sampled, ZooLayerTests).
+        let cfg = "[net]\nwidth=4\nheight=4\nchannels=1\n[maxpool]\nsize=1\n[maxpool]\nsize=1\nstride_x=2\nstride_y=1\n[shortcut]\nfrom=-2\n"
         XCTAssertThrowsError(try ModelDescription(text: cfg)) { error in
             guard case .shapeMismatch(let location, 2, _)? = error as? CfgError else { return XCTFail("\(error)") }
             XCTAssertEqual(location.key, "from")

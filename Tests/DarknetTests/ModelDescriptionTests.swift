@@ -132,8 +132,8 @@ final class ModelDescriptionTests: XCTestCase {
 
     func testUnsupportedOptionsAreErrorsNotIgnored() {
         for body in ["[convolutional]\nfilters=8\ndilation=2\n", "[convolutional]\nfilters=8\nbinary=1\n",
-                     "[convolutional]\nfilters=8\n[route]\nlayers=-1\ngroups=2\ngroup_id=1\n",
-                     "[convolutional]\nfilters=18\n[yolo]\nmask=0\nanchors=1,2\nclasses=1\nnum=1\nscale_x_y=1.05\n"] {
+                     "[convolutional]\nfilters=8\nantialiasing=1\n",
+                     "[convolutional]\nfilters=18\n[yolo]\nmask=0\nanchors=1,2\nclasses=1\nnum=1\nnew_coords=1\n"] {
             guard case .unsupported? = error(body) else { return XCTFail("expected unsupported for \(body)") }
         }
     }

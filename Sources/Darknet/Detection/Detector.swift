@@ -64,10 +64,19 @@ public final class Detector: @unchecked Sendable {
                      networkWidth: model.net.width, networkHeight: model.net.height,
                      mapping: options.mapping)
         switch options.nmsMode {
-        case .perClass: return NMS.perClass(candidates, iouThreshold: options.nmsThreshold)
+        case .perClass:
+            if case .diou(let beta) = cfgNMS { return NMS.diou(candidates, iouThreshold: options.nmsThreshold, beta: beta) }
+            return NMS.perClass(candidates, iouThreshold: options.nmsThreshold)
         case .agnostic: return NMS.classAgnostic(candidates, iouThreshold: options.nmsThreshold)
         case .none: return candidates
         }
+    }
+
+    /// The NMS the cfg asks for: the last `[yolo]`'s `nms_kind` (AlexeyAB's detector reads the
+    /// last layer's), used by the `.perClass` mode; `.perClass` when it says default/greedynms.
+    public var cfgNMS: NMS.Mode {
+        for layer in model.layers.reversed() { if case .yolo(let yolo) = layer.kind { return yolo.nms } }
+        return .perClass
     }
 
     /// The network input for `image`: letterboxed or stretched to `[net]`'s size, RGB CHW in [0, 1].

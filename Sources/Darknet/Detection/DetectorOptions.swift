@@ -3,7 +3,8 @@ import YOLO
 /// How a `Detector` prepares images and filters boxes. Defaults are `darknet detect`'s.
 public struct DetectorOptions: Sendable, Hashable {
     public enum NMSMode: String, Sendable, Hashable, CaseIterable {
-        /// darknet's `do_nms_sort`: suppress within each class.
+        /// darknet's `do_nms_sort`: suppress within each class (AlexeyAB's `diounms_sort` with
+        /// `beta_nms` when the cfg's last `[yolo]` says `nms_kind=diounms`, see `Detector.cfgNMS`).
         case perClass = "per-class"
         /// Suppress overlapping boxes whatever their class.
         case agnostic

@@ -1,11 +1,16 @@
 import Foundation
 
-/// Darknet's activations (`activations.h` of pjreddie's darknet), applied element-wise in place.
+/// Darknet's activations, applied element-wise in place: pjreddie's `activations.h` (linear …
+/// loggy) plus AlexeyAB's additions (relu6, gelu, mish, swish, hard_mish).
 ///
 /// Each formula is darknet's `*_activate`; where darknet computes in double (`exp`, the `.1`
 /// of leaky), so do we, then round to Float, so outputs match bit for bit or within an ulp.
+/// AlexeyAB's are computed in Float as its `activations.c` does (`mish` uses its softplus
+/// with threshold 20: `x` above 20, `exp(x)` below −20, else `log1p(exp(x))`).
 public enum Activation: String, Sendable, CaseIterable {
     case linear, leaky, relu, logistic, tanh, elu, selu, relie, ramp, plse, stair, hardtan, lhtan, loggy
+    case relu6, gelu, mish, swish
+    case hardMish = "hard_mish"
 
     init(cfgName: String, location: CfgLocation) throws {
         guard let value = Activation(rawValue: cfgName.lowercased()) else {
@@ -57,6 +62,22 @@ public enum Activation: String, Sendable, CaseIterable {
             if x > 1 { return Float(0.001 * (d - 1) + 1) }
             return x
         case .loggy: return Float(2.0 / (1.0 + exp(-d)) - 1)
+        case .relu6: return min(max(x, 0), 6)
+        case .gelu:
+            // AlexeyAB: 0.5f*x*(1 + tanhf(0.797885f*x + 0.035677f*powf(x, 3)))
+            return 0.5 * x * (1 + Foundation.tanhf(0.797885 * x + 0.035677 * Foundation.powf(x, 3)))
+        case .mish:
+            // AlexeyAB: x * tanh_activate(softplus_activate(x, MISH_THRESHOLD = 20))
+            let softplus: Float = x > 20 ? x : (x < -20 ? Foundation.expf(x) : Foundation.log1pf(Foundation.expf(x)))
+            return x * Foundation.tanhf(softplus)
+        case .swish:
+            // AlexeyAB: x * logistic_activate(x), logistic = 1/(1 + expf(-x))
+            return x * (1 / (1 + Foundation.expf(-x)))
+        case .hardMish:
+            // AlexeyAB: x > 0 ? x : (x > -2 ? x*x/2 + x : 0)
+            if x > 0 { return x }
+            if x > -2 { return x * x / 2 + x }
+            return 0
         }
     }
 }

@@ -10,6 +10,10 @@ public struct Connected: Sendable, Hashable {
     public var activation: Activation
 
     static let keys: Set<String> = ["output", "activation", "batch_normalize"]
+    /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
+    static let honouredKeys: Set<String> = ["output", "activation", "batch_normalize"]
+    /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
+    static let rejectedKeys: [String: String] = [:]
 
     static func parse(_ section: CfgSection) throws -> Connected {
         let outputs = try section.int("output", default: 1)

@@ -19,6 +19,10 @@ public struct Convolutional: Sendable, Hashable {
         "antialiasing", "assisted_excitation", "sway", "rotate", "stretch", "stretch_sway", "deform",
         "coordconv", "angle",
     ]
+    /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
+    static let honouredKeys: Set<String> = ["filters", "size", "stride", "pad", "padding", "groups", "activation", "batch_normalize"]
+    /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
+    static let rejectedKeys: [String: String] = ["binary": "1", "xnor": "1", "flipped": "1", "dilation": "2", "stride_x": "2", "stride_y": "2", "dot": "0.5", "bin_output": "1", "share_index": "0", "antialiasing": "1", "assisted_excitation": "1", "sway": "1", "rotate": "1", "stretch": "1", "stretch_sway": "1", "deform": "1", "coordconv": "1"]
 
     static func parse(_ section: CfgSection) throws -> Convolutional {
         let filters = try section.int("filters", default: 1)
@@ -49,11 +53,33 @@ public struct Convolutional: Sendable, Hashable {
                 throw CfgError.unsupported(section.location(key), what: "different horizontal and vertical strides")
             }
         }
+        try rejectUnhonoured(section)
         let activation = try Activation(cfgName: section.string("activation", default: "logistic"),
                                         location: section.location("activation"))
         return Convolutional(filters: filters, size: size, stride: stride, padding: padding, groups: groups,
                              batchNormalize: try section.int("batch_normalize", default: 0) != 0,
                              activation: activation)
+    }
+
+    /// AlexeyAB's options this engine does not implement, with the value that means "off"
+    /// (its `parse_convolutional` defaults). Setting one to anything else is a typed error
+    /// naming the key and its line, never silently ignored. `angle` only matters with
+    /// sway/rotate/stretch, which are rejected here.
+    static let unhonoured: [(key: String, off: Int)] = [
+        ("antialiasing", 0), ("assisted_excitation", 0), ("deform", 0), ("sway", 0), ("rotate", 0),
+        ("stretch", 0), ("stretch_sway", 0), ("coordconv", 0), ("bin_output", 0),
+    ]
+
+    static func rejectUnhonoured(_ section: CfgSection) throws {
+        for (key, off) in unhonoured where try section.int(key, default: off) != off {
+            throw CfgError.unsupported(section.location(key), what: "\(key) in [convolutional]")
+        }
+        if try section.float("dot", default: 0) != 0 {
+            throw CfgError.unsupported(section.location("dot"), what: "dot in [convolutional]")
+        }
+        for key in ["share_index"] where section.option(key) != nil {
+            throw CfgError.unsupported(section.location(key), what: "\(key) in [convolutional]")
+        }
     }
 
     /// Pure shape inference; nil when the input is too small for size/stride/padding.

@@ -2,4 +2,8 @@
 /// returns the last non-cost layer's output, `get_network_output`); shape unchanged.
 public struct Cost: Sendable, Hashable {
     static let keys: Set<String> = ["type", "scale", "ratio", "noobject_scale", "thresh"]
+    /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
+    static let honouredKeys: Set<String> = []
+    /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
+    static let rejectedKeys: [String: String] = [:]
 }

@@ -4,6 +4,10 @@ public struct Dropout: Sendable, Hashable {
     public var probability: Float
 
     static let keys: Set<String> = ["probability", "dropblock", "dropblock_size_rel", "dropblock_size_abs"]
+    /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
+    static let honouredKeys: Set<String> = []
+    /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
+    static let rejectedKeys: [String: String] = [:]
 
     static func parse(_ section: CfgSection) throws -> Dropout {
         let probability = try section.float("probability", default: 0.5)

@@ -13,6 +13,8 @@ public struct Layer: Sendable, Hashable {
         case dropout(Dropout)
         case batchnorm(Batchnorm)
         case cost(Cost)
+        case sam(Sam)
+        case scaleChannels(ScaleChannels)
     }
 
     public var index: Int
@@ -38,6 +40,8 @@ public struct Layer: Sendable, Hashable {
         case .dropout: return "dropout"
         case .batchnorm: return "batchnorm"
         case .cost: return "cost"
+        case .sam: return "sam"
+        case .scaleChannels: return "scale_channels"
         }
     }
 
@@ -46,6 +50,8 @@ public struct Layer: Sendable, Hashable {
         switch kind {
         case .route(let route): return route.sources
         case .shortcut(let shortcut): return [shortcut.source]
+        case .sam(let sam): return [sam.source]
+        case .scaleChannels(let scale): return [scale.source]
         default: return []
         }
     }

@@ -2,12 +2,29 @@
 /// `padding` defaults to `size − 1`, `outH = (H + padding − size) / stride + 1`, and the
 /// window starts at `−padding/2` (so `size=2 stride=1` keeps 13×13 in yolov3-tiny; the
 /// extra row/column on the bottom-right counts as −∞, never as 0).
+///
+/// AlexeyAB's `stride_x`/`stride_y` (default `stride`) step the window separately along x and y:
+/// `outW = (W + padding − size) / stride_x + 1`, `outH = (H + padding − size) / stride_y + 1`.
 public struct Maxpool: Sendable, Hashable {
     public var size: Int
+    /// Horizontal stride (`stride_x`, default `stride`).
     public var stride: Int
     public var padding: Int
+    /// Vertical stride (`stride_y`, default `stride`).
+    public var strideY: Int
+
+    public init(size: Int, stride: Int, padding: Int, strideY: Int? = nil) {
+        self.size = size
+        self.stride = stride
+        self.padding = padding
+        self.strideY = strideY ?? stride
+    }
 
     static let keys: Set<String> = ["size", "stride", "padding", "stride_x", "stride_y", "maxpool_depth", "out_channels", "antialiasing"]
+    /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
+    static let honouredKeys: Set<String> = ["size", "stride", "padding", "stride_x", "stride_y"]
+    /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
+    static let rejectedKeys: [String: String] = ["maxpool_depth": "1", "antialiasing": "1"]
 
     static func parse(_ section: CfgSection) throws -> Maxpool {
         let stride = try section.int("stride", default: 1)
@@ -19,21 +36,24 @@ public struct Maxpool: Sendable, Hashable {
         if padding < 0 {
             throw CfgError.invalidValue(section.location("padding"), value: String(padding), expected: "padding ≥ 0")
         }
-        for key in ["stride_x", "stride_y"] where section.option(key) != nil {
-            if try section.int(key, default: stride) != stride {
-                throw CfgError.unsupported(section.location(key), what: "different horizontal and vertical maxpool strides")
-            }
+        let strideX = try section.int("stride_x", default: stride)
+        let strideY = try section.int("stride_y", default: stride)
+        for (key, value) in [("stride_x", strideX), ("stride_y", strideY)] where value < 1 {
+            throw CfgError.invalidValue(section.location(key), value: String(value), expected: "an integer ≥ 1")
+        }
+        if try section.int("antialiasing", default: 0) != 0 {
+            throw CfgError.unsupported(section.location("antialiasing"), what: "antialiasing in [maxpool]")
         }
         if try section.int("maxpool_depth", default: 0) != 0 {
             throw CfgError.unsupported(section.location("maxpool_depth"), what: "maxpool_depth")
         }
-        return Maxpool(size: size, stride: stride, padding: padding)
+        return Maxpool(size: size, stride: strideX, padding: padding, strideY: strideY)
     }
 
     public func outputShape(input: TensorShape) -> TensorShape? {
         guard input.height + padding >= size, input.width + padding >= size else { return nil }
         return TensorShape(channels: input.channels,
-                           height: (input.height + padding - size) / stride + 1,
+                           height: (input.height + padding - size) / strideY + 1,
                            width: (input.width + padding - size) / stride + 1)
     }
 
@@ -47,9 +67,9 @@ public struct Maxpool: Sendable, Hashable {
         let (outHeight, outWidth) = (outputShape.height, outputShape.width)
         // Window of output (oy, ox) covers rows offset + oy·stride ..< + size: inside the image
         // for oy in interiorY (likewise x), found from the definition so any offset works.
-        let interiorY = interior(offset: offset, extent: height, outputs: outHeight)
-        let interiorX = interior(offset: offset, extent: width, outputs: outWidth)
-        let (size, stride) = (self.size, self.stride)
+        let interiorY = interior(offset: offset, extent: height, outputs: outHeight, stride: strideY)
+        let interiorX = interior(offset: offset, extent: width, outputs: outWidth, stride: stride)
+        let (size, stride, strideY) = (self.size, self.stride, self.strideY)
         Parallel.forChunks(of: outputShape.channels, work: outputShape.count * size * size) { channels in
             for c in channels {
                 let plane = input + c * height * width
@@ -63,7 +83,7 @@ public struct Maxpool: Sendable, Hashable {
                     for ox in 0..<interiorX.lowerBound {
                         outRow[ox] = checkedMax(plane, height: height, width: width, offset: offset, oy: oy, ox: ox)
                     }
-                    let top = plane + (offset + oy * stride) * width + offset
+                    let top = plane + (offset + oy * strideY) * width + offset
                     if size == 2 {
                         // yolov3-tiny's 2×2 pools, unrolled: the same four taps in the same order.
                         for ox in interiorX {
@@ -95,7 +115,7 @@ public struct Maxpool: Sendable, Hashable {
     }
 
     /// Output indices (along one axis) whose window `offset + o·stride ..< + size` lies in `0..<extent`.
-    private func interior(offset: Int, extent: Int, outputs: Int) -> Range<Int> {
+    private func interior(offset: Int, extent: Int, outputs: Int, stride: Int) -> Range<Int> {
         var first = 0
         while first < outputs && offset + first * stride < 0 { first += 1 }
         var end = first
@@ -108,7 +128,7 @@ public struct Maxpool: Sendable, Hashable {
     private func checkedMax(_ plane: UnsafePointer<Float>, height: Int, width: Int, offset: Int, oy: Int, ox: Int) -> Float {
         var best = -Float.greatestFiniteMagnitude
         for ky in 0..<size {
-            let y = offset + oy * stride + ky
+            let y = offset + oy * strideY + ky
             guard y >= 0, y < height else { continue }
             for kx in 0..<size {
                 let x = offset + ox * stride + kx

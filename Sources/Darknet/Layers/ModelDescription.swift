@@ -95,6 +95,10 @@ public struct ModelDescription: Sendable {
             let upsample = try Upsample.parse(section)
             kind = .upsample(upsample)
             output = upsample.outputShape(input: input)
+            if output == nil {
+                throw CfgError.shapeMismatch(section.location("stride"), layer: index,
+                                             detail: "downsampling \(input) by \(upsample.stride) needs a height and width divisible by it")
+            }
             known = Upsample.keys
         case "route":
             let route = try Route.parse(section, index: index)
@@ -115,7 +119,7 @@ public struct ModelDescription: Sendable {
             output = shortcut.outputShape(input: input, sourceShape: sourceShape)
             if output == nil {
                 throw CfgError.shapeMismatch(section.location("from"), layer: index,
-                                             detail: "shortcut adds layer \(shortcut.source) (\(sourceShape)) to the previous layer (\(input)); the shapes must match")
+                                             detail: "shortcut adds layer \(shortcut.source) (\(sourceShape)) to the previous layer (\(input)); their width and height ratios must agree")
             }
             known = Shortcut.keys
         case "yolo":
@@ -135,6 +139,24 @@ public struct ModelDescription: Sendable {
             kind = .yolo(yolo)
             output = input
             known = Yolo.keys
+        case "sam":
+            let sam = try Sam.parse(section, index: index)
+            kind = .sam(sam)
+            output = sam.outputShape(input: input, sourceShape: layers[sam.source].output)
+            if output == nil {
+                throw CfgError.shapeMismatch(section.location("from"), layer: index,
+                                             detail: "sam multiplies layer \(sam.source) (\(layers[sam.source].output)) by the previous layer (\(input)); the shapes must match")
+            }
+            known = Sam.keys
+        case "scale_channels":
+            let scale = try ScaleChannels.parse(section, index: index)
+            kind = .scaleChannels(scale)
+            output = scale.outputShape(input: input, sourceShape: layers[scale.source].output)
+            if output == nil {
+                throw CfgError.shapeMismatch(section.location("from"), layer: index,
+                                             detail: "scale_channels scales layer \(scale.source) (\(layers[scale.source].output)) by the previous layer (\(input)), which must be C×1×1 (1×H×W with scale_wh=1)")
+            }
+            known = ScaleChannels.keys
         case let name where Self.classifierSections.contains(name):
             let inferred = try Self.classifierLayer(section, input: input)
             (kind, output, known) = (inferred.0, inferred.1, inferred.2)

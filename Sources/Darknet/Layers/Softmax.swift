@@ -8,6 +8,10 @@ public struct Softmax: Sendable, Hashable {
     public var temperature: Float
 
     static let keys: Set<String> = ["groups", "temperature", "tree", "spatial", "noloss"]
+    /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
+    static let honouredKeys: Set<String> = ["groups", "temperature"]
+    /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
+    static let rejectedKeys: [String: String] = ["tree": "data/9k.tree", "spatial": "1"]
 
     static func parse(_ section: CfgSection, inputCount: Int) throws -> Softmax {
         let groups = try section.int("groups", default: 1)

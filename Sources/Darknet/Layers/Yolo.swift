@@ -4,8 +4,22 @@ import YOLO
 /// and applies the logistic to x, y, objectness and the class scores of every anchor, leaving
 /// w and h raw (darknet's `forward_yolo_layer` at inference). Boxes are decoded by the `YOLO`
 /// module from this output.
+///
+/// AlexeyAB's `scale_x_y = s` (yolov4): after the logistic, x and y become `s·x − (s − 1)/2`
+/// (`scal_add_cpu(2·w·h, s, −0.5·(s − 1), …)` in `forward_yolo_layer`), so the box centre can
+/// reach the cell borders; decoding is unchanged.
 public struct Yolo: Sendable, Hashable {
     public var head: YOLOHead
+    public var scaleXY: Float = 1
+    /// AlexeyAB's `nms_kind` (`default`/`greedynms`: darknet's per-class `do_nms_sort`;
+    /// `diounms`: `diounms_sort` with `beta_nms`, default 0.6). `Detector` uses the last
+    /// `[yolo]`'s, as AlexeyAB's detector does. `cornersnms` is rejected.
+    public var nms: NMS.Mode = .perClass
+
+    /// Keys read and honoured; every other key in `keys` is training-only (ignored) or in `rejectedKeys`.
+    static let honouredKeys: Set<String> = ["mask", "anchors", "classes", "num", "scale_x_y", "nms_kind", "beta_nms"]
+    /// Keys that are a typed error when set to anything but darknet's default, with an example value.
+    static let rejectedKeys: [String: String] = ["new_coords": "1"]
 
     static let keys: Set<String> = [
         "mask", "anchors", "classes", "num", "jitter", "ignore_thresh", "truth_thresh", "random",
@@ -35,13 +49,22 @@ public struct Yolo: Sendable, Hashable {
             throw CfgError.invalidValue(section.location("mask"), value: section.string("mask", default: ""),
                                         expected: "anchor indices in 0...\(total - 1) (num=\(total))")
         }
-        if try section.float("scale_x_y", default: 1) != 1 {
-            throw CfgError.unsupported(section.location("scale_x_y"), what: "scale_x_y ≠ 1")
+        let scaleXY = try section.float("scale_x_y", default: 1)
+        if scaleXY <= 0 {
+            throw CfgError.invalidValue(section.location("scale_x_y"), value: String(scaleXY), expected: "a positive number")
         }
         if try section.int("new_coords", default: 0) != 0 {
             throw CfgError.unsupported(section.location("new_coords"), what: "new_coords=1")
         }
-        return Yolo(head: YOLOHead(anchors: anchors, mask: mask, classes: classes))
+        let nms: NMS.Mode
+        switch section.string("nms_kind", default: "default").trimmingSpaces {
+        case "default", "greedynms": nms = .perClass
+        case "diounms": nms = .diou(beta: try section.float("beta_nms", default: 0.6))
+        case let other:
+            throw CfgError.invalidValue(section.location("nms_kind"), value: other,
+                                        expected: "default, greedynms or diounms (cornersnms is not supported)")
+        }
+        return Yolo(head: YOLOHead(anchors: anchors, mask: mask, classes: classes), scaleXY: scaleXY, nms: nms)
     }
 
     /// Channels the input must have: `mask.count · (classes + 5)`.
@@ -54,6 +77,10 @@ public struct Yolo: Sendable, Hashable {
         for n in 0..<head.mask.count {
             let base = output + n * entries * plane
             Activation.logistic.apply(base, count: 2 * plane)
+            if scaleXY != 1 {
+                let (a, b) = (scaleXY, -0.5 * (scaleXY - 1))
+                for i in 0..<2 * plane { base[i] = base[i] * a + b }
+            }
             Activation.logistic.apply(base + 4 * plane, count: (1 + head.classes) * plane)
         }
     }

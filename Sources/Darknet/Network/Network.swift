@@ -167,7 +167,8 @@ public final class Network {
         case .route(let route):
             route.forward(sources: route.sources.map { (UnsafePointer(output(of: $0)), model.layers[$0].output.count) }, output: out)
         case .shortcut(let shortcut):
-            shortcut.forward(input: previous, source: UnsafePointer(output(of: shortcut.source)), output: out, count: layer.output.count)
+            shortcut.forward(input: previous, shape: layer.output, source: UnsafePointer(output(of: shortcut.source)),
+                             sourceShape: model.layers[shortcut.source].output, output: out)
         case .yolo(let yolo):
             yolo.forward(input: previous, output: out, shape: layer.output)
         case .avgpool(let pool):
@@ -180,6 +181,10 @@ public final class Network {
         case .batchnorm(let batchnorm):
             guard let weights = parameters[layer.index] else { preconditionFailure("batchnorm \(layer.index) has no weights") }
             batchnorm.forward(input: previous, shape: layer.output, output: out, weights: weights)
+        case .sam(let sam):
+            sam.forward(input: previous, source: UnsafePointer(output(of: sam.source)), output: out, count: layer.output.count)
+        case .scaleChannels(let scale):
+            scale.forward(input: previous, source: UnsafePointer(output(of: scale.source)), sourceShape: layer.output, output: out)
         case .dropout, .cost:
             if out != previous { out.update(from: previous, count: layer.output.count) }
         }

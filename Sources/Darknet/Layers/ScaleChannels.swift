@@ -1,0 +1,44 @@
+/// `[scale_channels]` (AlexeyAB, squeeze-and-excitation): the output has the shape of
+/// `layers[from]` (`C×H×W`); each value is multiplied by the previous layer's
+/// (`forward_scale_channels_layer`):
+/// - `scale_wh=0` (default): previous is `C×1×1`, `out[c][y][x] = prev[c] · from[c][y][x]`;
+/// - `scale_wh=1`: previous is `1×H×W`, `out[c][y][x] = prev[y][x] · from[c][y][x]`.
+/// Then `activation` (default linear).
+public struct ScaleChannels: Sendable, Hashable {
+    /// Absolute index of the scaled layer.
+    public var source: Int
+    public var scaleWH: Bool
+    public var activation: Activation
+
+    static let keys: Set<String> = ["from", "scale_wh", "activation"]
+    /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
+    static let honouredKeys: Set<String> = ["from", "scale_wh", "activation"]
+    /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
+    static let rejectedKeys: [String: String] = [:]
+
+    static func parse(_ section: CfgSection, index: Int) throws -> ScaleChannels {
+        let source = try Sam.fromIndex(section, index: index)
+        let activation = try Activation(cfgName: section.string("activation", default: "linear"), location: section.location("activation"))
+        return ScaleChannels(source: source, scaleWH: try section.int("scale_wh", default: 0) != 0, activation: activation)
+    }
+
+    /// Pure shape inference: `from`'s shape; nil when the previous layer is not `C×1×1`
+    /// (or `1×H×W` with `scale_wh`) for it.
+    public func outputShape(input: TensorShape, sourceShape: TensorShape) -> TensorShape? {
+        if scaleWH {
+            return input.channels == 1 && input.height == sourceShape.height && input.width == sourceShape.width ? sourceShape : nil
+        }
+        return input.channels == sourceShape.channels && input.height == 1 && input.width == 1 ? sourceShape : nil
+    }
+
+    func forward(input: UnsafePointer<Float>, source: UnsafePointer<Float>, sourceShape: TensorShape, output: UnsafeMutablePointer<Float>) {
+        let plane = sourceShape.height * sourceShape.width
+        for c in 0..<sourceShape.channels {
+            for i in 0..<plane {
+                let scale = scaleWH ? input[i] : input[c]
+                output[c * plane + i] = scale * source[c * plane + i]
+            }
+        }
+        activation.apply(output, count: sourceShape.count)
+    }
+}

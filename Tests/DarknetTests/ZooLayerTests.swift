@@ -1,0 +1,144 @@
+@testable import Darknet
+import Foundation
+import XCTest
+
+/// The layer options of issue #6 (route groups, shortcut of another shape, negative upsample
+/// stride, scale_x_y, rejected convolution options). Each test says which reference produced
+/// its expected values.
+final class ZooLayerTests: XCTestCase {
+    /// Runs a one-layer-after-input cfg on `input` and returns the last layer's output.
+    private func run(_ cfg: String, _ input: [Float], weights: [Int: ConvolutionWeights] = [:]) throws -> [Float] {
+        let model = try ModelDescription(text: cfg)
+        var result: [Float] = []
+        try Network(model: model, weights: weights).forward(input) { layer, values in
+            if layer.index == model.layers.count - 1 { result = Array(values) }
+        }
+        return result
+    }
+
+    /// Reference: Debian's libdarknet.so (`tools/regen-goldens`, `fixture_cfg zoo2-pjreddie`):
+    /// every layer of Fixtures/zoo2-pjreddie.cfg (shortcuts from a larger and a smaller layer,
+    /// `stride=-2` upsample with scale, elu/plse/tanh/lhtan/selu/ramp/stair/relie/hardtan/loggy)
+    /// with seed-1 synthetic weights. Tolerance 1e-4·(1 + std), as the other network goldens.
+    func testPjreddieOptionsMatchLibdarknet() throws {
+        let golden = try LayerGolden.load(try TestData.fixture("zoo2-pjreddie-32-synthetic.json"))
+        let model = try ModelDescription(contentsOf: try TestData.fixture("zoo2-pjreddie.cfg").path)
+        let bytes = SyntheticWeights.bytes(for: model, seed: 1)
+        XCTAssertEqual(String(SyntheticWeights.fnv1a64(bytes), radix: 16).leftPadded(to: 16), golden.syntheticWeights?.fnv1a64)
+        let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+        for algorithm in ConvolutionAlgorithm.allCases {
+            try assertMatchesGolden(Network(model: model, weights: weights, algorithm: algorithm), golden, tolerance: 1e-4)
+        }
+    }
+
+    /// Reference: AlexeyAB's `forward_route_layer` by hand: groups=2 group_id=1 takes the second
+    /// half of each source's channels (yolov4-tiny's CSP split).
+    func testRouteGroupsTakeOneChannelBlock() throws {
+        let cfg = "[net]\nwidth=1\nheight=2\nchannels=4\n[maxpool]\nsize=1\nstride=1\n[route]\nlayers=-1\n[route]\nlayers=-1,-2\ngroups=2\ngroup_id=1\n"
+        let model = try ModelDescription(text: cfg)
+        XCTAssertEqual(model.layers[2].output, TensorShape(channels: 4, height: 2, width: 1))
+        // layer 0 (a 1×1 maxpool) copies the input (c0: 0,1  c1: 2,3  c2: 4,5  c3: 6,7); each source gives c2, c3.
+        XCTAssertEqual(try run(cfg, (0..<8).map(Float.init)), [4, 5, 6, 7, 4, 5, 6, 7])
+        XCTAssertThrowsError(try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=4\n[maxpool]\nsize=1\n[route]\nlayers=-1\ngroups=2\ngroup_id=2\n"))
+        XCTAssertThrowsError(try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=3\n[maxpool]\nsize=1\n[route]\nlayers=-1\ngroups=2\n"),
+                             "3 channels do not split in 2 groups")
+    }
+
+    /// Reference: darknet's reverse `upsample_cpu` by hand: each output is scale · the sum of its 2×2 block.
+    func testNegativeStrideSumsBlocks() throws {
+        let cfg = "[net]\nwidth=4\nheight=2\nchannels=1\n[upsample]\nstride=-2\nscale=0.5\n"
+        // rows [0 1 2 3], [4 5 6 7] → blocks {0,1,4,5} = 10, {2,3,6,7} = 18, times 0.5.
+        XCTAssertEqual(try run(cfg, (0..<8).map(Float.init)), [5, 9])
+        XCTAssertThrowsError(try ModelDescription(text: "[net]\nwidth=5\nheight=4\nchannels=1\n[upsample]\nstride=-2\n")) { error in
+            guard case CfgError.shapeMismatch(let location, _, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(location.line, 6)
+        }
+    }
+
+    /// Reference: pjreddie's `shortcut_cpu` by hand (also covered by the libdarknet golden above):
+    /// a 1×2×2 `from` (layer 0, a copy of the input) added into a 2×4×4 layer with sample 2 touches channel 0 at even (y, x) only.
+    func testShortcutFromSmallerLayerSamples() throws {
+        let cfg = "[net]\nwidth=2\nheight=2\nchannels=1\n[maxpool]\nsize=1\nstride=1\n[upsample]\nstride=2\n[upsample]\nstride=1\n[route]\nlayers=-1,-2\n[shortcut]\nfrom=0\nbeta=10\n"
+        let out = try run(cfg, [1, 2, 3, 4])
+        XCTAssertEqual(out.count, 32)
+        // channel 0 of the route = upsampled input; positions (0,0),(0,2),(2,0),(2,2) get + 10·from.
+        XCTAssertEqual(Array(out[0..<4]), [11, 1, 22, 2])
+        XCTAssertEqual(Array(out[8..<12]), [33, 3, 44, 4])
+        XCTAssertEqual(Array(out[16..<20]), [1, 1, 2, 2], "channel 1 is past min(C1, C2) = 1: unchanged")
+    }
+
+    /// Reference: AlexeyAB's `forward_yolo_layer`: x, y = s·logistic − (s − 1)/2; w, h raw.
+    func testScaleXY() throws {
+        let cfg = "[net]\nwidth=1\nheight=1\nchannels=6\n[yolo]\nclasses=1\nnum=1\nmask=0\nanchors=1,1\nscale_x_y=1.2\n"
+        let out = try run(cfg, [0, 2, 0.5, -0.5, 0, 1])
+        let logistic: (Float) -> Float = { 1 / (1 + exp(-$0)) }
+        XCTAssertEqual(out[0], 0.5, accuracy: 1e-6)  // 1.2 · 0.5 − 0.1
+        XCTAssertEqual(out[1], 1.2 * logistic(2) - 0.1, accuracy: 1e-6)
+        XCTAssertEqual(Array(out[2...3]), [0.5, -0.5])
+        XCTAssertEqual(out[5], logistic(1), accuracy: 1e-6)
+    }
+
+    /// Options AlexeyAB's convolution has and this engine does not: a typed error naming the key and line.
+    func testUnhonouredConvolutionOptionsAreErrors() throws {
+        for (key, value) in [("antialiasing", "1"), ("assisted_excitation", "4000"), ("deform", "1"), ("share_index", "2"),
+                             ("xnor", "1"), ("binary", "1"), ("flipped", "1"), ("sway", "1"), ("dot", "0.1")] {
+            let cfg = "[net]\nwidth=8\nheight=8\nchannels=1\n[convolutional]\nfilters=2\nsize=3\n\(key)=\(value)\n"
+            XCTAssertThrowsError(try ModelDescription(text: cfg), key) { error in
+                guard case CfgError.unsupported(let location, _) = error else { return XCTFail("\(key): \(error)") }
+                XCTAssertEqual(location.line, 8, key)
+                XCTAssertEqual(location.key, key)
+            }
+        }
+        XCTAssertNoThrow(try ModelDescription(text: "[net]\nwidth=8\nheight=8\nchannels=1\n[convolutional]\nfilters=2\nsize=3\nantialiasing=0\n"),
+                         "the default value is accepted")
+    }
+
+    /// AlexeyAB's parse_yolo: nms_kind default/greedynms → do_nms_sort (per class), diounms →
+    /// diounms_sort with beta_nms (default 0.6); Detector uses the last [yolo]'s.
+    func testNmsKindReachesTheDetector() throws {
+        func head(_ extra: String) throws -> Yolo {
+            let model = try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=6\n[yolo]\nclasses=1\nnum=1\n\(extra)")
+            guard case .yolo(let yolo) = model.layers[0].kind else { throw CfgError.noLayers(file: "") }
+            return yolo
+        }
+        XCTAssertEqual(try head("").nms, .perClass)
+        XCTAssertEqual(try head("nms_kind=greedynms\nbeta_nms=0.6\n").nms, .perClass)
+        XCTAssertEqual(try head("nms_kind=diounms\n").nms, .diou(beta: 0.6))
+        XCTAssertEqual(try head("nms_kind=diounms\nbeta_nms=0.45\n").nms, .diou(beta: 0.45))
+        XCTAssertThrowsError(try head("nms_kind=cornersnms\n")) { error in
+            guard case CfgError.invalidValue(let location, _, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(location.key, "nms_kind")
+        }
+    }
+
+    /// Reference: AlexeyAB's forward_scale_channels_layer by hand (OpenCV's importer does not
+    /// read scale_wh): with scale_wh=1 the previous 1×H×W plane scales every channel of `from`.
+    func testScaleChannelsScaleWH() throws {
+        // layer 0: 1×1 maxpool copies the 2×1×2 input; layer 1: route group 0 of 2 → its channel 0 (1×1×2).
+        let cfg = "[net]\nwidth=2\nheight=1\nchannels=2\n[maxpool]\nsize=1\nstride=1\n[route]\nlayers=-1\ngroups=2\ngroup_id=0\n[scale_channels]\nfrom=0\nscale_wh=1\n"
+        // input c0 = [2, 3], c1 = [5, 7]; out[c][x] = c0[x] · in[c][x] = [4, 9, 10, 21].
+        XCTAssertEqual(try run(cfg, [2, 3, 5, 7]), [4, 9, 10, 21])
+        let sam = "[net]\nwidth=2\nheight=1\nchannels=1\n[maxpool]\nsize=1\nstride=1\n[maxpool]\nsize=1\nstride=1\n[sam]\nfrom=0\nactivation=relu\n"
+        XCTAssertEqual(try run(sam, [-2, 3]), [4, 9], "sam: previous · from, then the activation")
+    }
+
+    /// Reference: AlexeyAB's forward_maxpool_layer by hand (OpenCV's importer ignores stride_x/y):
+    /// 4×4 input v = 4y + x, size 2, stride_x 2, stride_y 1, padding 1 → offset 0, output 2 wide × 4 high,
+    /// out[oy][ox] = v at (min(oy + 1, 3), 2·ox + 1).
+    func testMaxpoolStrideXY() throws {
+        let cfg = "[net]\nwidth=4\nheight=4\nchannels=1\n[maxpool]\nsize=2\nstride_x=2\nstride_y=1\n"
+        XCTAssertEqual(try ModelDescription(text: cfg).layers[0].output, TensorShape(channels: 1, height: 4, width: 2))
+        XCTAssertEqual(try run(cfg, (0..<16).map(Float.init)), [5, 7, 9, 11, 13, 15, 13, 15])
+        // The fast path (unchecked interior) equals the bounds-checked reference with uneven strides.
+        let pool = Maxpool(size: 3, stride: 2, padding: 2, strideY: 3)
+        let input = TensorShape(channels: 3, height: 11, width: 9)
+        guard let output = pool.outputShape(input: input) else { return XCTFail() }
+        let values = (0..<input.count).map { Float(($0 * 7919) % 101) - 50 }
+        var fast = [Float](repeating: 0, count: output.count), reference = fast
+        values.withUnsafeBufferPointer { x in
+            fast.withUnsafeMutableBufferPointer { pool.forward(input: x.baseAddress!, inputShape: input, output: $0.baseAddress!, outputShape: output) }
+            reference.withUnsafeMutableBufferPointer { pool.forwardReference(input: x.baseAddress!, inputShape: input, output: $0.baseAddress!, outputShape: output) }
+        }
+        XCTAssertEqual(fast, reference)
+    }
+}
