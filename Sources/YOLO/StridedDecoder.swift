@@ -72,6 +72,14 @@ extension YOLODecoder {
         }
         let cells = cellProduct.partialValue
         let slots = slotProduct.partialValue
+        // Zero strides let a few elements describe a huge grid; walking it would not end in any
+        // useful time. Without aliasing a tensor never has more elements than its buffer, so
+        // refuse grids of more than max(buffer, 2^24) elements.
+        let elements = slots.multipliedReportingOverflow(by: entries)
+        if elements.overflow || elements.partialValue > max(buffer.count, 1 << 24) {
+            throw .head(.shapeTooLarge(gridWidth: tensor.width, gridHeight: tensor.height,
+                                       maskCount: head.anchorCount, classes: classes))
+        }
         let anchorMajor: Bool
         if case .region = head { anchorMajor = true } else { anchorMajor = false }
         for slot in 0..<slots {

@@ -231,6 +231,10 @@ final class StridedDecoderTests: XCTestCase {
         // Zero strides (one broadcast value) on a grid whose cell count overflows Int: an error, not a trap.
         XCTAssertEqual(error { try decode(values, TensorDescriptor(channels: 16, height: .max, width: 2, channelStride: 0, rowStride: 0, columnStride: 0)) },
                        .head(.shapeTooLarge(gridWidth: 2, gridHeight: .max, maskCount: 2, classes: 3)))
+        // Zero strides on a grid that fits Int but would take 2·2^40 slots to walk (a hang, found by
+        // reasoning after the fuzz harness's huge-size bytes): refused, more elements than the buffer.
+        XCTAssertEqual(error { try decode(values, TensorDescriptor(channels: 16, height: 1 << 40, width: 1, channelStride: 0, rowStride: 0, columnStride: 0)) },
+                       .head(.shapeTooLarge(gridWidth: 1, gridHeight: 1 << 40, maskCount: 2, classes: 3)))
         XCTAssertFalse(DecodeError.channelMismatch(expected: 16, actual: 15).description.isEmpty)
     }
 }

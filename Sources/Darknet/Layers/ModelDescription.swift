@@ -70,6 +70,7 @@ public struct ModelDescription: Sendable {
         var layerInput = input
         let output: TensorShape?
         let known: Set<String>
+        try Self.checkLimits(section)
         switch section.name {
         case "convolutional", "conv":
             let conv = try Convolutional.parse(section)
@@ -163,7 +164,9 @@ public struct ModelDescription: Sendable {
         default:
             throw CfgError.unknownSection(here, name: section.name)
         }
-        guard let output, let count = output.checkedCount, count <= Self.maximumTensorElements, count > 0 else {
+        try Self.checkParameters(kind, input: layerInput, at: here, layer: index)
+        guard let output, let count = output.checkedCount, count <= Self.maximumTensorElements, count > 0,
+              output.channels <= Self.maximumChannels else {
             throw CfgError.shapeMismatch(here, layer: index, detail: "output shape \(output.map(String.init(describing:)) ?? "?") is empty or too large")
         }
         // Location of the section itself, refined with the exact line of each key later when needed.

@@ -1,0 +1,52 @@
+import Darknet
+import Dispatch
+import Foundation
+import Imaging
+import XCTest
+import YOLO
+
+/// Issue #8's determinism and concurrency checks on yolov3-tiny (real weights) at 224×224.
+/// GEMM splits output columns between workers, each column's dot products keep their order,
+/// so the detections must be bit-identical whatever the thread count (no tolerance needed).
+final class DetectorDeterminismTests: XCTestCase {
+    func makeDetector() throws -> Detector {
+        try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"),
+                     options: DetectorOptions(width: 224, height: 224))
+    }
+
+    /// 20 runs with 1 thread and 20 with 2: every run equals the first, float for float.
+    func testTwentyRunsAndOneOrTwoThreadsGiveBitIdenticalDetections() throws {
+        let detector = try makeDetector()
+        let image = try Image(contentsOf: try TestData.path("data/dog.jpg"))
+        let saved = GEMM.threads
+        defer { GEMM.threads = saved }
+        GEMM.threads = 1
+        let first = try detector.detect(in: image)
+        XCTAssertFalse(first.isEmpty)
+        for threads in [1, 2] {
+            GEMM.threads = threads
+            for run in 0..<20 {
+                let again = try detector.detect(in: image)
+                XCTAssertEqual(again, first, "threads \(threads) run \(run)")
+                XCTAssertEqual(again.map(\.box.x.bitPattern), first.map(\.box.x.bitPattern))
+                XCTAssertEqual(again.map(\.confidence.bitPattern), first.map(\.confidence.bitPattern))
+            }
+        }
+    }
+
+    /// One detector per thread, all at once, give the serial answers.
+    func testOneDetectorPerThreadMatchesSerial() throws {
+        let names = ["dog", "eagle", "horses", "person"]
+        let images = try names.map { try Image(contentsOf: try TestData.path("data/\($0).jpg")) }
+        let serialDetector = try makeDetector()
+        let serial = try images.map { try serialDetector.detect(in: $0) }
+        let detectors = try images.map { _ in try makeDetector() }
+        let results = ResultBox(count: images.count)
+        DispatchQueue.concurrentPerform(iterations: images.count) { i in
+            results.set(i, Result { try detectors[i].detect(in: images[i]) })
+        }
+        for i in images.indices {
+            XCTAssertEqual(try results.get(i).get(), serial[i], names[i])
+        }
+    }
+}
