@@ -178,7 +178,8 @@ final class MalformedInputTests: XCTestCase {
         }
         cases.append(Case(name: "maxpool larger than input", text: base.replacingOccurrences(of: "[maxpool]\nsize=2\n", with: "[maxpool]\nsize=100\npadding=0\n"), kind: "inputTooSmall"))
         add("upsample stride 0", "upsample", "stride", "0", kind: "invalidValue")
-        add("upsample stride -2", "upsample", "stride", "-2", kind: "unsupported")
+        // A negative stride downsamples (darknet's reverse upsample); the size must divide by it.
+        add("upsample stride -3", "upsample", "stride", "-3", kind: "shapeMismatch")
         add("upsample stride huge", "upsample", "stride", "9223372036854775807", kind: "invalidValue")
         add("upsample stride too large output", "upsample", "stride", "16384", kind: "shapeMismatch", errorKey: nil)
         // [route] / [shortcut] indices and shapes.
@@ -190,7 +191,7 @@ final class MalformedInputTests: XCTestCase {
         for value in ["5", "-6", "-9223372036854775808", "100"] {
             add("shortcut from \(value)", "shortcut", "from", value, kind: "layerReference")
         }
-        add("shortcut shapes differ", "shortcut", "from", "-2", kind: "shapeMismatch")
+        // (A shortcut from a layer of another size is darknet's sampled shortcut, not an error.)
         add("shortcut from two", "shortcut", "from", "-1,-2", kind: "unsupported")
         // [yolo]: masks vs anchors, classes vs filters.
         for value in ["6", "-1", "0,1,9", "9223372036854775807"] {
