@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 // libFuzzer harnesses, kept out of the root package so normal builds are unaffected.
 // Built by tools/fuzz with `-sanitize=fuzzer,address -parse-as-library`; each target is one
-// harness exporting LLVMFuzzerTestOneInput. Seed corpora: Fuzz/Corpus/<harness>, made by
+// harness exporting LLVMFuzzerTestOneInput. Seed corpora: Tests/Fuzz/Fixtures/<harness>, made by
 // tools/fuzz-seeds.
 import PackageDescription
 
