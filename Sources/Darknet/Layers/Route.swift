@@ -35,12 +35,7 @@ public struct Route: Sendable, Hashable {
         return TensorShape(channels: channels, height: first.height, width: first.width)
     }
 
-    /// Copies each source after the previous one (CHW planes are contiguous per channel).
-    func forward(sources: [(UnsafePointer<Float>, Int)], output: UnsafeMutablePointer<Float>) {
-        var offset = 0
-        for (pointer, count) in sources {
-            (output + offset).update(from: pointer, count: count)
-            offset += count
-        }
-    }
+    // No forward here: `MemoryPlan` makes most routes free (sources write into the route's
+    // slices; one source is an alias) and `Network` copies the sources one after the other
+    // (CHW planes are contiguous per channel) for the others, as `forward_route_layer` does.
 }
