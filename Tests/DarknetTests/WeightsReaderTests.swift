@@ -183,27 +183,3 @@ final class SyntheticWeightsTests: XCTestCase {
         XCTAssertEqual(SyntheticWeights.fnv1a64(Array("a".utf8)), 0xaf63_dc4c_8601_ec8c)
     }
 }
-
-final class MemoryPlanTests: XCTestCase {
-    func testBuffersAreReusedButLiveOutputsAreNot() throws {
-        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
-        let plan = MemoryPlan(layers: model.layers)
-        // Every layer that reads another must not share its buffer with what it reads, nor
-        // may any output still needed later be overwritten before its last reader runs.
-        var lastUse = Array(0..<model.layers.count)
-        for layer in model.layers {
-            if layer.readsPrevious && layer.index > 0 { lastUse[layer.index - 1] = max(lastUse[layer.index - 1], layer.index) }
-            for r in layer.references { lastUse[r] = max(lastUse[r], layer.index) }
-        }
-        for layer in model.layers {
-            if case .yolo = layer.kind { lastUse[layer.index] = model.layers.count }
-        }
-        for a in model.layers.indices {
-            for b in (a + 1)..<model.layers.count where plan.bufferOfLayer[a] == plan.bufferOfLayer[b] {
-                XCTAssertLessThan(lastUse[a], b, "layer \(b) overwrites layer \(a)'s output before layer \(lastUse[a]) reads it")
-            }
-        }
-        let naive = model.layers.reduce(0) { $0 + $1.output.count }
-        XCTAssertLessThan(plan.totalFloats, naive / 3, "the plan should reuse most buffers")
-    }
-}

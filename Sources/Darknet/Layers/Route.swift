@@ -53,7 +53,9 @@ public struct Route: Sendable, Hashable {
     }
 
     /// Copies each source (its block `groupID` of `count / groups` floats) after the previous
-    /// one (CHW planes are contiguous per channel).
+    /// one (CHW planes are contiguous per channel). `Network` calls it only for the routes
+    /// `MemoryPlan` could not put in place (most routes cost nothing: sources write into the
+    /// route's slices, and a one-source route is an alias of its block `groupID`).
     func forward(sources: [(UnsafePointer<Float>, Int)], output: UnsafeMutablePointer<Float>) {
         var offset = 0
         for (pointer, count) in sources {

@@ -1,59 +1,121 @@
-/// Which buffer holds each layer's output, reusing buffers once no later layer reads them.
+/// Where each layer's output lives in ONE activation arena, sized from shape inference.
 ///
-/// Liveness: a layer's output lives until the last layer that reads it (the next layer, a
-/// `[route]` or a `[shortcut]` that names it); `[yolo]` outputs and the last layer live to
-/// the end so they can be decoded. Buffers are handed out best-fit from the free ones.
+/// Liveness: a layer's output lives from the layer that writes it to the last layer that reads
+/// it (the next layer, a `[route]` or a `[shortcut]` naming it); `[yolo]` outputs and the last
+/// layer live to the end so they can be decoded. Time is the layer index; a block written by
+/// layer `i` and last read by layer `j` is live over the closed interval `[i, j]`, so a layer's
+/// output never shares floats with anything it reads.
+///
+/// Routes cost nothing (darknet's `forward_route_layer` copies; the values are the same):
+/// - a `[route]` with one source is an alias of that source's output (of its channel block
+///   `group_id` with AlexeyAB's `groups`, which is contiguous in CHW);
+/// - a `[route]` with several sources owns a block `(ΣC)×H×W` and each source writes straight
+///   into its channel slice (CHW planes are contiguous per channel), so an `[upsample]` feeding
+///   a route writes into its consumer's slice. A source may join only one route this way (its
+///   output has one address) and only without `groups`; otherwise the route copies, as
+///   darknet does.
+/// The block then lives from its first member's write to the last read of any member.
+/// Blocks are placed first-fit by offset among the blocks whose intervals intersect.
 struct MemoryPlan: Equatable {
-    /// Buffer id of each layer's output.
-    var bufferOfLayer: [Int]
-    /// Floats each buffer holds.
-    var bufferSizes: [Int]
-    /// Layers whose output can be released right after each layer runs.
-    var releasedAfter: [[Int]]
+    /// One allocation inside the arena: floats `offset ..< offset + count`, live over layers
+    /// `start ... end` (`end == layerCount` for outputs kept to the end).
+    struct Block: Equatable {
+        var start: Int
+        var end: Int
+        var offset: Int
+        var count: Int
+    }
 
-    init(layers: [Layer]) {
+    /// Float offset of each layer's output in the arena.
+    var offsetOfLayer: [Int]
+    /// Block holding each layer's output (a slice or an alias of it for in-place routes).
+    var blockOfLayer: [Int]
+    var blocks: [Block]
+    /// Floats of the arena.
+    var arenaFloats: Int
+    /// Routes whose output is already in place (their forward does nothing).
+    var routeInPlace: [Bool]
+
+    /// Offsets are rounded to 16 floats (64 bytes) so every block starts on a cache line.
+    static let alignment = 16
+
+    init(layers: [Layer], inPlaceRoutes: Bool = true) {
         let count = layers.count
         var lastUse = Array(0..<count)
         for layer in layers {
             if layer.readsPrevious, layer.index > 0 { lastUse[layer.index - 1] = max(lastUse[layer.index - 1], layer.index) }
             for source in layer.references { lastUse[source] = max(lastUse[source], layer.index) }
-            if case .yolo = layer.kind { lastUse[layer.index] = Int.max }
+            if case .yolo = layer.kind { lastUse[layer.index] = count }
         }
-        if count > 0 { lastUse[count - 1] = Int.max }
+        if count > 0 { lastUse[count - 1] = count }
 
-        var releasedAfter = [[Int]](repeating: [], count: count)
-        for (index, last) in lastUse.enumerated() where last != Int.max {
-            releasedAfter[last].append(index)
-        }
-
-        var bufferOfLayer = [Int](repeating: -1, count: count)
-        var sizes: [Int] = []
-        var free: [Int] = []
-        for layer in layers {
-            let needed = layer.output.count
-            // Best fit among free buffers; otherwise grow the largest free one or make a new one.
-            let fitting = free.filter { sizes[$0] >= needed }.min { sizes[$0] < sizes[$1] }
-            let chosen: Int
-            if let fitting {
-                chosen = fitting
-            } else if let largest = free.max(by: { sizes[$0] < sizes[$1] }) {
-                chosen = largest
-                sizes[largest] = needed
-            } else {
-                chosen = sizes.count
-                sizes.append(needed)
-            }
-            free.removeAll { $0 == chosen }
-            bufferOfLayer[layer.index] = chosen
-            for released in releasedAfter[layer.index] {
-                free.append(bufferOfLayer[released])
+        // parent[i] = (layer whose storage holds i's output, float offset inside it).
+        var parent = [(layer: Int, offset: Int)?](repeating: nil, count: count)
+        var routeInPlace = [Bool](repeating: false, count: count)
+        if inPlaceRoutes {
+            for layer in layers {
+                guard case .route(let route) = layer.kind else { continue }
+                if route.sources.count == 1 {
+                    // `groups`: the route takes block `groupID` of its source's channels.
+                    let part = layers[route.sources[0]].output.count / route.groups
+                    parent[layer.index] = (route.sources[0], route.groupID * part)
+                    routeInPlace[layer.index] = true
+                    continue
+                }
+                // With `groups` > 1 each source keeps channels the route drops: it copies.
+                let eligible = route.groups == 1 && Set(route.sources).count == route.sources.count
+                    && route.sources.allSatisfy { parent[$0] == nil }
+                guard eligible else { continue }
+                var offset = 0
+                for source in route.sources {
+                    parent[source] = (layer.index, offset)
+                    offset += layers[source].output.count
+                }
+                routeInPlace[layer.index] = true
             }
         }
-        self.bufferOfLayer = bufferOfLayer
-        self.bufferSizes = sizes
-        self.releasedAfter = releasedAfter
+        // Resolve chains: aliases point to earlier layers, slices to later multi-source routes,
+        // so no chain loops (a single-source route is never anyone's slice target).
+        var root = Array(0..<count)
+        var offsetInRoot = [Int](repeating: 0, count: count)
+        for index in 0..<count {
+            var current = index
+            var offset = 0
+            while let (next, extra) = parent[current] {
+                offset += extra
+                current = next
+            }
+            root[index] = current
+            offsetInRoot[index] = offset
+        }
+
+        var start = [Int](repeating: Int.max, count: count)
+        var end = [Int](repeating: -1, count: count)
+        for index in 0..<count {
+            start[root[index]] = min(start[root[index]], index)
+            end[root[index]] = max(end[root[index]], lastUse[index])
+        }
+        let roots = (0..<count).filter { root[$0] == $0 }.sorted { (start[$0], $0) < (start[$1], $1) }
+        var blocks: [Block] = []
+        var blockOfRoot = [Int](repeating: -1, count: count)
+        for r in roots {
+            let size = (layers[r].output.count + Self.alignment - 1) / Self.alignment * Self.alignment
+            let overlapping = blocks.filter { $0.start <= end[r] && start[r] <= $0.end }.sorted { $0.offset < $1.offset }
+            var offset = 0
+            for other in overlapping {
+                if offset + size <= other.offset { break }
+                offset = max(offset, other.offset + other.count)
+            }
+            blockOfRoot[r] = blocks.count
+            blocks.append(Block(start: start[r], end: end[r], offset: offset, count: size))
+        }
+        self.blocks = blocks
+        self.blockOfLayer = (0..<count).map { blockOfRoot[root[$0]] }
+        self.offsetOfLayer = (0..<count).map { blocks[blockOfRoot[root[$0]]].offset + offsetInRoot[$0] }
+        self.arenaFloats = blocks.map { $0.offset + $0.count }.max() ?? 0
+        self.routeInPlace = routeInPlace
     }
 
     /// Floats allocated for all activations.
-    var totalFloats: Int { bufferSizes.reduce(0, +) }
+    var totalFloats: Int { arenaFloats }
 }

@@ -7,7 +7,10 @@ public final class Network {
     /// Folded parameters of each convolutional, connected and batchnorm layer (nil for other layers).
     let parameters: [ConvolutionWeights?]
     let plan: MemoryPlan
-    private let buffers: [UnsafeMutablePointer<Float>]
+    /// One allocation for every activation (`plan.offsetOfLayer`).
+    private let arena: UnsafeMutablePointer<Float>
+    /// Views of the `outputLayers`' outputs inside the arena (what `forwardViews` returns).
+    private let outputViews: [UnsafeBufferPointer<Float>]
     private let workspace: UnsafeMutablePointer<Float>
     private let workspaceCount: Int
 
@@ -23,11 +26,19 @@ public final class Network {
 
     /// `algorithm` picks each convolution's method (`ConvolutionAlgorithm`); parameters that
     /// `Network.prepare` already transformed keep their method.
-    public init(model: ModelDescription, weights: consuming [Int: ConvolutionWeights], algorithm: ConvolutionAlgorithm = .auto) throws {
+    public convenience init(model: ModelDescription, weights: consuming [Int: ConvolutionWeights],
+                            algorithm: ConvolutionAlgorithm = .auto) throws {
+        try self.init(model: model, weights: weights, algorithm: algorithm, inPlaceRoutes: true)
+    }
+
+    /// `inPlaceRoutes: false` makes every multi-source route copy (tests compare both plans).
+    init(model: ModelDescription, weights: consuming [Int: ConvolutionWeights], algorithm: ConvolutionAlgorithm,
+         inPlaceRoutes: Bool) throws {
         self.model = model
         let prepared = Self.prepare(consume weights, for: model, algorithm: algorithm)
         self.parameters = model.layers.map { prepared[$0.index] }
-        self.plan = MemoryPlan(layers: model.layers)
+        let plan = MemoryPlan(layers: model.layers, inPlaceRoutes: inPlaceRoutes)
+        self.plan = plan
         var workspaceCount = 0
         for layer in model.layers {
             if case .convolutional(let conv) = layer.kind {
@@ -41,12 +52,13 @@ public final class Network {
         }
         self.workspaceCount = workspaceCount
         self.workspace = .allocate(capacity: max(workspaceCount, 1))
-        self.buffers = plan.bufferSizes.map { size in
-            let buffer = UnsafeMutablePointer<Float>.allocate(capacity: max(size, 1))
-            buffer.initialize(repeating: 0, count: max(size, 1))
-            return buffer
-        }
+        let arena = UnsafeMutablePointer<Float>.allocate(capacity: max(plan.arenaFloats, 1))
+        arena.initialize(repeating: 0, count: max(plan.arenaFloats, 1))
+        self.arena = arena
         workspace.initialize(repeating: 0, count: max(workspaceCount, 1))
+        self.outputViews = Self.outputLayers(of: model).map { index in
+            UnsafeBufferPointer(start: arena + plan.offsetOfLayer[index], count: model.layers[index].output.count)
+        }
     }
 
     /// Loads a cfg and its weights. `width`/`height` override `[net]`'s input size.
@@ -96,7 +108,7 @@ public final class Network {
     public var parameterBytes: [Int] { parameters.map { $0?.bytes ?? 0 } }
 
     deinit {
-        for buffer in buffers { buffer.deallocate() }
+        arena.deallocate()
         workspace.deallocate()
     }
 
@@ -110,6 +122,19 @@ public final class Network {
         return try pass(input, observer: observer, times: &untimed)
     }
 
+    /// `forward` without copying: returns views of the `outputLayers`' outputs (in that order)
+    /// inside the network's arena, valid until the next forward on this network or its deinit.
+    /// After the first call it allocates nothing (the views are built at init; the arena and
+    /// the workspace are allocated once). `input`: `channels × height × width` of `[net]`, CHW.
+    public func forwardViews(_ input: UnsafeBufferPointer<Float>) throws -> [UnsafeBufferPointer<Float>] {
+        guard input.count == model.inputShape.count, let base = input.baseAddress else {
+            throw NetworkError.inputSize(expected: model.inputShape, actualCount: input.count)
+        }
+        var untimed: [LayerTime]? = nil
+        run(base, observer: nil, times: &untimed)
+        return outputViews
+    }
+
     /// The forward pass. With `times` nil (what `forward` passes) no clock is read; otherwise
     /// each layer's time (and its convolution phases) is appended to it (`profile`).
     func pass(_ input: [Float], observer: ((Layer, UnsafeBufferPointer<Float>) -> Void)?,
@@ -118,31 +143,36 @@ public final class Network {
             throw NetworkError.inputSize(expected: model.inputShape, actualCount: input.count)
         }
         input.withUnsafeBufferPointer { inputBuffer in
-            for layer in model.layers {
-                if times == nil {
-                    var noTimer: PhaseTimer? = nil
-                    run(layer, networkInput: inputBuffer.baseAddress!, timer: &noTimer)
-                } else {
-                    let start = ProfileClock.now()
-                    var timer: PhaseTimer? = nil
-                    if case .convolutional = layer.kind { timer = PhaseTimer() }
-                    run(layer, networkInput: inputBuffer.baseAddress!, timer: &timer)
-                    let end = ProfileClock.now()
-                    times?.append(LayerTime(layer: layer.index, seconds: ProfileClock.seconds(from: start, to: end),
-                                            phases: timer?.phases))
-                }
-                observer?(layer, UnsafeBufferPointer(start: buffers[plan.bufferOfLayer[layer.index]], count: layer.output.count))
-            }
+            run(inputBuffer.baseAddress!, observer: observer, times: &times)
         }
-        return outputLayers.map { index in
-            let layer = model.layers[index]
-            let buffer = UnsafeBufferPointer(start: buffers[plan.bufferOfLayer[index]], count: layer.output.count)
-            return LayerOutput(layer: index, shape: layer.output, values: Array(buffer))
+        return zip(outputLayers, outputViews).map { index, view in
+            LayerOutput(layer: index, shape: model.layers[index].output, values: Array(view))
+        }
+    }
+
+    private func run(_ input: UnsafePointer<Float>, observer: ((Layer, UnsafeBufferPointer<Float>) -> Void)?,
+                     times: inout [LayerTime]?) {
+        for layer in model.layers {
+            if times == nil {
+                var noTimer: PhaseTimer? = nil
+                run(layer, networkInput: input, timer: &noTimer)
+            } else {
+                let start = ProfileClock.now()
+                var timer: PhaseTimer? = nil
+                if case .convolutional = layer.kind { timer = PhaseTimer() }
+                run(layer, networkInput: input, timer: &timer)
+                let end = ProfileClock.now()
+                times?.append(LayerTime(layer: layer.index, seconds: ProfileClock.seconds(from: start, to: end),
+                                        phases: timer?.phases))
+            }
+            observer?(layer, UnsafeBufferPointer(start: output(of: layer.index), count: layer.output.count))
         }
     }
 
     /// Indices of the layers `forward` returns: every `[yolo]`, else the last layer.
-    public var outputLayers: [Int] {
+    public var outputLayers: [Int] { Self.outputLayers(of: model) }
+
+    private static func outputLayers(of model: ModelDescription) -> [Int] {
         let yolo = model.layers.filter { if case .yolo = $0.kind { return true } else { return false } }.map(\.index)
         return yolo.isEmpty ? [model.layers.count - 1] : yolo
     }
@@ -150,7 +180,10 @@ public final class Network {
     /// Floats held by activation buffers and the im2col workspace.
     public var activationFloats: Int { plan.totalFloats + workspaceCount }
 
-    private func output(of index: Int) -> UnsafeMutablePointer<Float> { buffers[plan.bufferOfLayer[index]] }
+    private func output(of index: Int) -> UnsafeMutablePointer<Float> { arena + plan.offsetOfLayer[index] }
+
+    /// The arena's first float (tests check that it never moves and views point into it).
+    var arenaBase: UnsafeMutablePointer<Float> { arena }
 
     private func run(_ layer: Layer, networkInput: UnsafePointer<Float>, timer: inout PhaseTimer?) {
         let out = output(of: layer.index)
@@ -165,6 +198,7 @@ public final class Network {
         case .upsample(let upsample):
             upsample.forward(input: previous, inputShape: layer.input, output: out)
         case .route(let route):
+            if plan.routeInPlace[layer.index] { break }
             route.forward(sources: route.sources.map { (UnsafePointer(output(of: $0)), model.layers[$0].output.count) }, output: out)
         case .shortcut(let shortcut):
             shortcut.forward(input: previous, shape: layer.output, source: UnsafePointer(output(of: shortcut.source)),

@@ -1,0 +1,162 @@
+import XCTest
+@testable import Darknet
+
+final class MemoryPlanTests: XCTestCase {
+    /// Every plan of the real cfgs never lets a layer write over a value still to be read.
+    func testRealCfgsNeverOverwriteLiveOutputs() throws {
+        for name in ["yolov3", "yolov3-spp", "yolov3-tiny", "darknet53", "densenet201"] {
+            let model = try ModelDescription(contentsOf: try TestData.cfg(name), width: 416, height: 416)
+            let plan = MemoryPlan(layers: model.layers)
+            Self.check(plan, model.layers, name)
+            let naive = model.layers.reduce(0) { $0 + $1.output.count }
+            XCTAssertLessThan(plan.arenaFloats, naive / 2, "\(name): the arena should reuse most floats")
+        }
+    }
+
+    /// yolov3's routes are all in place: the single-source ones alias, the two concatenations
+    /// (upsample + a backbone layer) are written by their sources.
+    func testYolov3RoutesAreFree() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
+        let plan = MemoryPlan(layers: model.layers)
+        let routes = model.layers.filter { if case .route = $0.kind { return true } else { return false } }
+        XCTAssertEqual(routes.count, 4)
+        for route in routes { XCTAssertTrue(plan.routeInPlace[route.index], "route \(route.index)") }
+        // With copies, the routes' own blocks make the arena no smaller.
+        XCTAssertLessThanOrEqual(plan.arenaFloats, MemoryPlan(layers: model.layers, inPlaceRoutes: false).arenaFloats)
+    }
+
+    /// Random small cfgs (convs, maxpools and upsamples of stride 1, routes of 1–3 earlier
+    /// layers, some with `groups=2`, shortcuts between equal shapes) give plans that pass the same checks.
+    func testRandomCfgsNeverOverwriteLiveOutputs() throws {
+        var generator = SplitMix64(state: 5)
+        for trial in 0..<200 {
+            let text = Self.randomCfg(&generator)
+            let model = try ModelDescription(text: text)
+            Self.check(MemoryPlan(layers: model.layers), model.layers, "trial \(trial):\n\(text)")
+        }
+    }
+
+    /// The checks catch a plan that reuses floats too early, or a route source off its slice.
+    func testChecksFindBrokenPlans() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
+        var early = MemoryPlan(layers: model.layers)
+        early.offsetOfLayer[2] = early.offsetOfLayer[1]  // layer 2 reads layer 1 (and 3 reads it via the shortcut)
+        XCTAssertFalse(Self.problems(early, model.layers).isEmpty)
+        var offSlice = MemoryPlan(layers: model.layers)
+        offSlice.offsetOfLayer[85] += 16  // the upsample feeding route 86
+        XCTAssertFalse(Self.problems(offSlice, model.layers).isEmpty)
+    }
+
+    /// In-place routes change nothing: every layer's output equals the plan that copies.
+    func testInPlaceRoutesGiveTheSameOutputsAsCopies() throws {
+        var generator = SplitMix64(state: 9)
+        for trial in 0..<20 {
+            let text = Self.randomCfg(&generator)
+            let model = try ModelDescription(text: text)
+            let bytes = SyntheticWeights.bytes(for: model, seed: UInt64(trial))
+            let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+            let input = SyntheticWeights.input(model.inputShape)
+            var copied: [[Float]] = []
+            try Network(model: model, weights: weights, algorithm: .auto, inPlaceRoutes: false)
+                .forward(input) { _, values in copied.append(Array(values)) }
+            var inPlace: [[Float]] = []
+            try Network(model: model, weights: weights, algorithm: .auto, inPlaceRoutes: true)
+                .forward(input) { _, values in inPlace.append(Array(values)) }
+            XCTAssertEqual(inPlace, copied, "trial \(trial):\n\(text)")
+        }
+    }
+
+    /// The checks, computed from the layers without the planner's code:
+    /// - an in-place route's sources sit back to back at its offset (one source: its block `group_id` at the route's offset);
+    /// - between a layer's write and the last read of its value (directly, or through the
+    ///   in-place routes containing it; `[yolo]` and the last layer: to the end), no other
+    ///   layer writes floats overlapping it;
+    /// - every output fits in the arena.
+    static func check(_ plan: MemoryPlan, _ layers: [Layer], _ name: String, file: StaticString = #filePath, line: UInt = #line) {
+        let problems = Self.problems(plan, layers)
+        XCTAssertEqual(problems, [], name, file: file, line: line)
+    }
+
+    static func problems(_ plan: MemoryPlan, _ layers: [Layer]) -> [String] {
+        var problems: [String] = []
+        let count = layers.count
+        var lastRead = Array(0..<count)
+        for layer in layers {
+            if layer.readsPrevious, layer.index > 0 { lastRead[layer.index - 1] = max(lastRead[layer.index - 1], layer.index) }
+            for source in layer.references { lastRead[source] = max(lastRead[source], layer.index) }
+            if case .yolo = layer.kind { lastRead[layer.index] = count }
+        }
+        lastRead[count - 1] = count
+        // Reading an in-place route reads its sources: propagate from the last layer back.
+        for layer in layers.reversed() {
+            guard case .route(let route) = layer.kind, plan.routeInPlace[layer.index] else { continue }
+            var offset = plan.offsetOfLayer[layer.index]
+            if route.sources.count == 1 {  // an alias of the source's channel block `groupID`
+                offset -= route.groupID * (layers[route.sources[0]].output.count / route.groups)
+            } else if route.groups > 1 {
+                problems.append("route \(layer.index): several sources with groups cannot be in place")
+            }
+            for source in route.sources {
+                lastRead[source] = max(lastRead[source], lastRead[layer.index])
+                if plan.offsetOfLayer[source] != offset { problems.append("route \(layer.index): source \(source) not at its slice") }
+                if route.sources.count > 1 { offset += layers[source].output.count }
+            }
+        }
+        func writes(_ b: Int) -> Bool {
+            if case .route = layers[b].kind { return !plan.routeInPlace[b] }
+            return true
+        }
+        for a in 0..<count {
+            let lowA = plan.offsetOfLayer[a], highA = lowA + layers[a].output.count
+            if highA > plan.arenaFloats { problems.append("layer \(a) outside the arena") }
+            guard a + 1 < count else { continue }
+            for b in (a + 1)..<min(lastRead[a] + 1, count) where writes(b) {
+                let lowB = plan.offsetOfLayer[b], highB = lowB + layers[b].output.count
+                if lowB < highA && lowA < highB {
+                    problems.append("layer \(b) overwrites layer \(a)'s output before layer \(lastRead[a]) reads it")
+                }
+            }
+        }
+        return problems
+    }
+
+    static func randomCfg(_ generator: inout SplitMix64) -> String {
+        var text = "[net]\nwidth=8\nheight=8\nchannels=3\n"
+        var channels: [Int] = []
+        let count = 4 + Int(generator.next() % 14)
+        for index in 0..<count {
+            let choice = index == 0 ? 0 : generator.next() % 6
+            switch choice {
+            case 0, 1:
+                let filters = 1 + Int(generator.next() % 6)
+                text += "[convolutional]\nfilters=\(filters)\nsize=\(generator.next() % 2 == 0 ? 1 : 3)\npad=1\nactivation=leaky\nbatch_normalize=\(generator.next() % 2)\n"
+                channels.append(filters)
+            case 2:
+                text += "[maxpool]\nsize=\(1 + generator.next() % 3)\nstride=1\n"
+                channels.append(channels[index - 1])
+            case 3:
+                text += "[upsample]\nstride=1\n"
+                channels.append(channels[index - 1])
+            case 4:
+                let sourceCount = 1 + Int(generator.next() % 3)
+                let sources = (0..<sourceCount).map { _ in Int(generator.next() % UInt64(index)) }
+                text += "[route]\nlayers=\(sources.map { String($0 - index) }.joined(separator: ","))\n"
+                // AlexeyAB's groups (yolov4-tiny): half of each source's channels.
+                if sources.allSatisfy({ channels[$0] % 2 == 0 }), generator.next() % 2 == 0 {
+                    text += "groups=2\ngroup_id=\(generator.next() % 2)\n"
+                    channels.append(sources.reduce(0) { $0 + channels[$1] } / 2)
+                } else {
+                    channels.append(sources.reduce(0) { $0 + channels[$1] })
+                }
+            default:
+                if let from = (0..<(index - 1)).last(where: { channels[$0] == channels[index - 1] }) {
+                    text += "[shortcut]\nfrom=\(from - index)\nactivation=linear\n"
+                } else {
+                    text += "[maxpool]\nsize=2\nstride=1\n"
+                }
+                channels.append(channels[index - 1])
+            }
+        }
+        return text
+    }
+}

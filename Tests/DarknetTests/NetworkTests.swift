@@ -1,0 +1,93 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import Darknet
+
+final class NetworkTests: XCTestCase {
+    /// After the first call, `forwardViews` allocates nothing: the arena does not move, the
+    /// returned views are the same pointers into it, and glibc's bytes in use (`malloc_info`;
+    /// one thread) do not grow over ten calls. (A malloc freed again within the same call is
+    /// invisible to that count; the identity checks catch buffers that would be reallocated.)
+    func testForwardViewsAllocatesNothingAfterTheFirstCall() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 128, height: 128)
+        let bytes = SyntheticWeights.bytes(for: model, seed: 4)
+        let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+        let network = try Network(model: model, weights: weights)
+        let input = SyntheticWeights.input(model.inputShape)
+        let threads = GEMM.threads
+        GEMM.threads = 1
+        defer { GEMM.threads = threads }
+        try input.withUnsafeBufferPointer { input in
+            let first = try network.forwardViews(input)
+            let arena = network.arenaBase
+            XCTAssertEqual(first.count, 2)
+            #if canImport(Glibc)
+            let report = UnsafeMutableBufferPointer<CChar>.allocate(capacity: 1 << 16)
+            defer { report.deallocate() }
+            for _ in 0..<3 { _ = Self.heapInUse(report) }
+            let before = Self.heapInUse(report)
+            #endif
+            for _ in 0..<10 {
+                let views = try network.forwardViews(input)
+                XCTAssertEqual(views.map(\.baseAddress), first.map(\.baseAddress))
+                XCTAssertEqual(network.arenaBase, arena)
+            }
+            #if canImport(Glibc)
+            // XCTest's own bookkeeping moves a few hundred bytes; any tensor forward kept would
+            // be ≥ 16 KB (the smallest output here, 255×4×4 floats) and ten calls keep ten.
+            let growth = Self.heapInUse(report) - before
+            XCTAssertLessThan(growth, 4096, "forwardViews kept \(growth) bytes over 10 calls")
+            #endif
+            // The views hold what `forward` returns.
+            let copied = try network.forward(Array(input))
+            let views = try network.forwardViews(input)
+            XCTAssertEqual(copied.map(\.values), views.map { Array($0) })
+            for view in views {
+                let offset = UnsafePointer(arena).distance(to: view.baseAddress!)
+                XCTAssertTrue(offset >= 0 && offset + view.count <= network.plan.arenaFloats)
+            }
+        }
+    }
+
+    #if canImport(Glibc)
+    /// glibc's `malloc_info(0, …)` XML (looked up with `dlsym`: Glibc's module map does not
+    /// export <malloc.h>), written into `buffer`, allocated by the caller before measuring.
+    static func heapReport(_ buffer: UnsafeMutableBufferPointer<CChar>) -> String {
+        typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_info") else { return "no malloc_info" }
+        let mallocInfo = unsafeBitCast(symbol, to: MallocInfo.self)
+        buffer.update(repeating: 0)
+        guard let file = fmemopen(buffer.baseAddress, buffer.count - 1, "w") else { return "fmemopen failed" }
+        _ = mallocInfo(0, file)
+        fclose(file)
+        return String(cString: buffer.baseAddress!)
+    }
+
+    /// Bytes in use on the heap per `malloc_info`: the arenas' current size plus mmapped
+    /// chunks, minus their free chunks (the totals at the end of the report).
+    static func heapInUse(_ buffer: UnsafeMutableBufferPointer<CChar>) -> Int {
+        let report = heapReport(buffer)
+        guard let totals = report.range(of: "</heap>", options: .backwards) else { return -1 }
+        // e.g. `<total type="rest" count="5" size="1234"/>`: the number after the tag's `size="`.
+        func size(_ tag: String) -> Int {
+            guard let start = report.range(of: tag, range: totals.upperBound..<report.endIndex),
+                  let sizeKey = report.range(of: "size=\"", range: start.upperBound..<report.endIndex),
+                  let quote = report[sizeKey.upperBound...].firstIndex(of: "\"") else { return 0 }
+            return Int(report[sizeKey.upperBound..<quote]) ?? 0
+        }
+        return size("<system type=\"current\"") + size("<total type=\"mmap\"")
+            - size("<total type=\"fast\"") - size("<total type=\"rest\"")
+    }
+    #endif
+
+    func testForwardViewsRejectsAWrongInputSize() throws {
+        let model = try ModelDescription(text: "[net]\nwidth=4\nheight=4\nchannels=1\n[maxpool]\nsize=2\nstride=2\n")
+        let network = try Network(model: model, weights: [:])
+        let input = [Float](repeating: 0, count: 15)
+        XCTAssertThrowsError(try input.withUnsafeBufferPointer { try network.forwardViews($0) }) { error in
+            guard case NetworkError.inputSize(_, 15)? = error as? NetworkError else { return XCTFail("\(error)") }
+        }
+    }
+}
