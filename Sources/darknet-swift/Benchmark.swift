@@ -44,6 +44,9 @@ struct Benchmark: ParsableCommand {
     @Option(help: "Convolution method: auto (Winograd where it pays), im2col (darknet's) or winograd.")
     var convAlgorithm: ConvolutionAlgorithm = .auto
 
+    @Option(help: "Images per forward pass; above 1, batch-1 passes are timed alongside for images/s.")
+    var batch = 1
+
     @Option(help: "Output format: table, json or csv.")
     var format: Format = .table
 
@@ -73,6 +76,7 @@ struct Benchmark: ParsableCommand {
         if warmup < 0 || warmup > 1_000_000 { throw ValidationError("--warmup must be ≥ 0, got \(warmup)") }
         if let threads, threads < 1 || threads > 1024 { throw ValidationError("--threads must be in 1...1024, got \(threads)") }
         if seed != nil && weights != nil { throw ValidationError("--seed is for synthetic weights; a weights file was given") }
+        guard (1...64).contains(batch) else { throw ValidationError("--batch must be in 1...64, got \(batch)") }
         if force && plot == nil { throw ValidationError("--force only applies to --plot") }
     }
 
@@ -102,14 +106,18 @@ struct Benchmark: ParsableCommand {
             let bytes = SyntheticWeights.bytes(for: model, seed: seed)
             parameters = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic weights", for: model) }
         }
-        let network = try Network(model: model, weights: parameters, algorithm: convAlgorithm)
+        let prepared = Network.prepare(parameters, for: model, algorithm: convAlgorithm)
+        let network = try Network(model: model, weights: prepared, algorithm: convAlgorithm, batch: batch)
+        let single = batch > 1 ? try Network(model: model, weights: prepared, algorithm: convAlgorithm) : nil
         let peakGflops = peak ? Machine.measurePeakGflops() : nil
-        let input = SyntheticWeights.input(model.inputShape)
-        let measured = try BenchmarkResult.measure(network: network, input: input, runs: runs, warmup: warmup)
+        let image = SyntheticWeights.input(model.inputShape)
+        let input = Array((0..<batch).map { _ in image }.joined())
+        let measured = try BenchmarkResult.measure(network: network, input: input, single: single.map { ($0, image) },
+                                                   runs: runs, warmup: warmup)
         let result = BenchmarkResult(machine: .current(peakGflops: peakGflops), cfg: cfg, width: model.net.width,
-                                     height: model.net.height, weights: weightsSource, warmup: warmup,
+                                     height: model.net.height, weights: weightsSource, warmup: warmup, batch: batch,
                                      rows: measured.rows, endToEnd: measured.endToEnd,
-                                     layerSums: measured.layerSums)
+                                     layerSums: measured.layerSums, singleEndToEnd: measured.single)
         let rows = sort == .time ? result.rows.sorted { ($0.median, $1.layer.index) > ($1.median, $0.layer.index) } : result.rows
         switch format {
         case .table: print(BenchmarkTable.render(result, rows: rows), terminator: "")

@@ -14,7 +14,8 @@ enum BenchmarkTable {
         text += "weights   \(result.weights)"
             + (result.isSynthetic ? ": no weights file given, deterministic random weights (same speed as real ones)\n" : "\n")
         text += "runs      \(result.runs) after \(result.warmup) warm-up; each run is one plain forward (end-to-end) "
-            + "and one profiled forward (layers)\n"
+            + "and one profiled forward (layers)" + (result.batch > 1 ? ", then one batch-1 forward" : "") + "\n"
+        if result.batch > 1 { text += "batch     \(result.batch) images per forward pass (times are per pass)\n" }
         if let peak = m.peakGflops {
             let n = Machine.peakSize
             text += String(format: "peak      sgemm %.1f GFLOPS", peak) + " (\(n)x\(n)x\(n), median of \(Machine.peakRepeats))\n"
@@ -55,6 +56,10 @@ enum BenchmarkTable {
         text += "end-to-end  median \(ms(result.endToEndMedian)) ms, p90 \(ms(result.endToEndP90)) ms, "
             + String(format: "%.2f images/s, %.1f effective GFLOPS (%.3f BFLOPs)\n",
                      result.imagesPerSecond, result.effectiveGflops, result.totalBflops)
+        if let single = result.singleImagesPerSecond {
+            text += String(format: "batch 1     %.2f images/s; batch %d gives %.2fx the images/s\n",
+                           single, result.batch, single > 0 ? result.imagesPerSecond / single : 0)
+        }
         let e = result.endToEndMedian > 0 ? 100 / result.endToEndMedian : 0
         text += "layers      sum of layer medians \(ms(result.sumOfLayers)) ms = " + String(format: "%.1f%%", result.sumOfLayers * e)
             + " of end-to-end; median per-pass sum \(ms(result.layerSumMedian)) ms = "
@@ -110,7 +115,8 @@ enum BenchmarkCSV {
 /// [phases {im2col, gemm, epilogue}]), `totalBflops`, `endToEndMedianMs`, `endToEndP90Ms`,
 /// `sumOfLayersMs` (sum of layer medians), `layerSumMedianMs` (median over profiled passes of
 /// their summed layer times), `endToEndMs` and `layerSumsMs` (each run's plain pass and
-/// profiled layer sum, in run order), `imagesPerSecond`, `effectiveGflops`.
+/// profiled layer sum, in run order), `imagesPerSecond`, `effectiveGflops`, `batch`, and with
+/// a batch above 1 `batch1ImagesPerSecond` (batch-1 passes timed in the same runs).
 enum BenchmarkJSON {
     static func render(_ result: BenchmarkResult, rows: [BenchmarkRow]) -> String {
         let m = result.machine
@@ -138,7 +144,8 @@ enum BenchmarkJSON {
             + "\"layerSumMedianMs\":\(n(result.layerSumMedian * 1000)),"
             + "\"endToEndMs\":[\(result.endToEnd.map { n($0 * 1000) }.joined(separator: ","))],"
             + "\"layerSumsMs\":[\(result.layerSums.map { n($0 * 1000) }.joined(separator: ","))],"
-            + "\"imagesPerSecond\":\(n(result.imagesPerSecond)),\"effectiveGflops\":\(n(result.effectiveGflops))}"
+            + "\"imagesPerSecond\":\(n(result.imagesPerSecond)),\"effectiveGflops\":\(n(result.effectiveGflops)),"
+            + "\"batch\":\(result.batch)" + (result.singleImagesPerSecond.map { ",\"batch1ImagesPerSecond\":\(n($0))" } ?? "") + "}"
     }
 
     private static func q(_ text: String) -> String { JSONReport.quoted(text) }

@@ -52,11 +52,15 @@ struct BenchmarkResult {
     var weights: String
     var isSynthetic: Bool { weights.hasPrefix("synthetic (seed ") }
     var warmup: Int
+    /// Images per forward pass (every time is per pass of the whole batch).
+    var batch: Int = 1
     var rows: [BenchmarkRow]
     /// Seconds of each plain `forward` (one per run).
     var endToEnd: [Double]
     /// Sum of the layer times of each profiled pass (one per run).
     var layerSums: [Double]
+    /// With a batch: seconds of each batch-1 `forward`, timed in the same runs.
+    var singleEndToEnd: [Double]?
 
     var runs: Int { endToEnd.count }
     var endToEndMedian: Double { Statistics.median(endToEnd) }
@@ -67,11 +71,17 @@ struct BenchmarkResult {
     /// The median over profiled passes of the sum of their layer times: the same statistic as
     /// `endToEndMedian`, so their ratio shows what profiling adds or misses.
     var layerSumMedian: Double { Statistics.median(layerSums) }
-    var imagesPerSecond: Double { endToEndMedian > 0 ? 1 / endToEndMedian : 0 }
+    var imagesPerSecond: Double { endToEndMedian > 0 ? Double(batch) / endToEndMedian : 0 }
+    /// Images per second one image at a time (nil without a batch).
+    var singleImagesPerSecond: Double? {
+        guard let singleEndToEnd else { return nil }
+        let median = Statistics.median(singleEndToEnd)
+        return median > 0 ? 1 / median : 0
+    }
     /// The sum of the rows' BFLOPs, as `summary`'s total (darknet's table).
     var totalBflops: Double { rows.reduce(0) { $0 + $1.bflops } }
     var exactBflops: Double { rows.reduce(0) { $0 + $1.layer.bflops } }
-    var effectiveGflops: Double { endToEndMedian > 0 ? exactBflops / endToEndMedian : 0 }
+    var effectiveGflops: Double { endToEndMedian > 0 ? exactBflops * Double(batch) / endToEndMedian : 0 }
 
     /// A row's share of the sum of layer medians, in percent (the column adds up to 100).
     func percent(_ row: BenchmarkRow) -> Double { sumOfLayers > 0 ? 100 * row.median / sumOfLayers : 0 }
@@ -85,12 +95,15 @@ struct BenchmarkResult {
     /// Runs `warmup` unmeasured pairs, then pairs of one plain `forward` (end-to-end time, as
     /// `detect` runs it) and one `profile` (layer times), alternating so drift hits both alike;
     /// `runs` pairs, or when nil at least 3 and until the measured passes add up to 2 s.
-    static func measure(network: Network, input: [Float], runs: Int?, warmup: Int) throws
-        -> (rows: [BenchmarkRow], endToEnd: [Double], layerSums: [Double]) {
+    /// With `single` (a batch-1 network and one image) each run also times one batch-1 pass.
+    static func measure(network: Network, input: [Float], single: (Network, [Float])? = nil, runs: Int?, warmup: Int) throws
+        -> (rows: [BenchmarkRow], endToEnd: [Double], layerSums: [Double], single: [Double]?) {
         for _ in 0..<warmup {
             try network.forward(input)
             _ = try network.profile(input)
+            if let (singleNetwork, image) = single { try singleNetwork.forward(image) }
         }
+        var singleTimes: [Double] = []
         var endToEnd: [Double] = []
         var profiles: [[LayerTime]] = []  // layer times only: keeping outputs would grow with runs
         var measured = 0.0
@@ -104,6 +117,11 @@ struct BenchmarkResult {
             endToEnd.append(seconds)
             profiles.append(profile.layers)
             measured += seconds + profile.seconds
+            if let (singleNetwork, image) = single {
+                let start = DispatchTime.now().uptimeNanoseconds
+                try singleNetwork.forward(image)
+                singleTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            }
         }
         let methods = network.methods
         let rows = network.model.layers.map { layer -> BenchmarkRow in
@@ -120,6 +138,6 @@ struct BenchmarkResult {
                                 phases: phases, method: methods[layer.index])
         }
         let layerSums = profiles.map { $0.reduce(0) { $0 + $1.seconds } }
-        return (rows, endToEnd, layerSums)
+        return (rows, endToEnd, layerSums, single == nil ? nil : singleTimes)
     }
 }

@@ -67,6 +67,9 @@ struct Detect: ParsableCommand {
     @Option(help: "Convolution method: auto (Winograd where it pays), im2col (darknet's) or winograd.")
     var convAlgorithm: ConvolutionAlgorithm = .auto
 
+    @Option(help: "Images per forward pass (the last batch may be smaller; same detections as 1).")
+    var batch = 1
+
     @Option(help: "Output format: text, jsonl (json), coco or csv.")
     var format: OutputFormat = .text
 
@@ -101,6 +104,7 @@ struct Detect: ParsableCommand {
             throw ValidationError("--size must be a multiple of 32 in 32...16384, got \(size)")
         }
         if let threads, threads < 1 || threads > 1024 { throw ValidationError("--threads must be ≥ 1, got \(threads)") }
+        guard (1...64).contains(batch) else { throw ValidationError("--batch must be in 1...64, got \(batch)") }
         if let maxDetections, maxDetections < 0 { throw ValidationError("--max-detections must be ≥ 0") }
         if let shard, Shard(shard) == nil { throw ValidationError("--shard must be K/N with 1 ≤ K ≤ N, got \(shard)") }
         if images.isEmpty && list == nil { throw ValidationError("give at least one image, folder or --list") }
@@ -152,7 +156,7 @@ struct Detect: ParsableCommand {
             let outputs = try AnnotationOutputs(path: output, images: output == nil ? [] : inputs.map(\.path), force: force)
             annotate = { outputs.target(for: $0.path) }
         }
-        return DetectRun(detector: detector, filter: filter, writer: writer, names: classNames,
+        return DetectRun(detector: detector, filter: filter, writer: writer, names: classNames, batch: batch,
                          progress: Progress(total: inputs.count, quiet: quiet), annotate: annotate)
     }
 }

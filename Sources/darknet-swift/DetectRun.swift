@@ -15,19 +15,23 @@ struct PipelineItem: @unchecked Sendable {
 /// With `pipelined`, decoding and output run on their own threads joined by queues of two
 /// images, so on 2 cores the decode of image i+1 and the drawing/writing of image i−1
 /// overlap the network's forward pass of image i; otherwise the stages run one after another.
+/// With `batch` > 1 inference takes up to `batch` decoded images at a time through one forward
+/// pass (`Detector.detect(in: [Image])`); each image's inference time is its share of the batch's.
 final class DetectRun: @unchecked Sendable {
     let detector: Detector
     let filter: DetectionFilter
     var writer: ResultWriter
     let annotate: (InputImage) throws -> String?
     let names: [String]
+    let batch: Int
     var progress: Progress
     private(set) var succeeded = 0
     private(set) var failed = 0
 
-    init(detector: Detector, filter: DetectionFilter, writer: ResultWriter, names: [String],
+    init(detector: Detector, filter: DetectionFilter, writer: ResultWriter, names: [String], batch: Int = 1,
          progress: Progress, annotate: @escaping (InputImage) throws -> String?) {
         self.detector = detector
+        self.batch = batch
         self.filter = filter
         self.writer = writer
         self.names = names
@@ -47,12 +51,23 @@ final class DetectRun: @unchecked Sendable {
             let output = Worker("output") { [self] in
                 while let item = inferred.pop() { finish(item) }
             }
-            while let item = decoded.pop() { inferred.push(infer(item)) }
+            var waiting: [PipelineItem] = []
+            while let item = decoded.pop() {
+                waiting.append(item)
+                if waiting.count == batch {
+                    for done in infer(waiting) { inferred.push(done) }
+                    waiting.removeAll(keepingCapacity: true)
+                }
+            }
+            for done in infer(waiting) { inferred.push(done) }
             inferred.close()
             decoder.join()
             output.join()
         } else {
-            for input in inputs { finish(infer(Self.decode(input))) }
+            for first in stride(from: 0, to: inputs.count, by: batch) {
+                let items = inputs[first..<min(inputs.count, first + batch)].map(Self.decode)
+                for done in infer(items) { finish(done) }
+            }
         }
         writer.end()
         progress.finish()
@@ -68,17 +83,22 @@ final class DetectRun: @unchecked Sendable {
         return item
     }
 
-    func infer(_ item: PipelineItem) -> PipelineItem {
-        guard let image = item.image, item.error == nil else { return item }
-        var item = item
+    /// Detections of the decoded images among `items`, in one forward pass (items that failed
+    /// to decode pass through).
+    func infer(_ items: [PipelineItem]) -> [PipelineItem] {
+        var items = items
+        let ready = items.indices.filter { items[$0].image != nil && items[$0].error == nil }
+        guard !ready.isEmpty else { return items }
         let start = DispatchTime.now().uptimeNanoseconds
         do {
-            item.result?.detections = filter.apply(try detector.detect(in: image))
+            let found = try detector.detect(in: ready.compactMap { items[$0].image })
+            for (index, detections) in zip(ready, found) { items[index].result?.detections = filter.apply(detections) }
         } catch {
-            item.error = error
+            for index in ready { items[index].error = error }
         }
-        item.result?.inferenceSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return item
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(ready.count)
+        for index in ready { items[index].result?.inferenceSeconds = seconds }
+        return items
     }
 
     /// Output stage: the format's record, the annotated image, counting and progress.

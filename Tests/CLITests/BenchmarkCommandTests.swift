@@ -67,6 +67,24 @@ final class BenchmarkCommandTests: XCTestCase {
     }
 
     /// The rows' BFLOPs add up to summary's total: darknet's table says 65.862 for yolov3 at 416.
+    /// `--batch 2`: times are per pass of two images, so images/s is 2 / the median pass, and
+    /// batch-1 passes timed in the same runs give the comparison.
+    func testBatchReportsImagesPerSecondAgainstBatchOne() throws {
+        let object = try json(benchmark("yolov3-tiny", ["--runs", "2", "--warmup", "0", "--size", "160",
+                                                        "--batch", "2", "--format", "json"]))
+        XCTAssertEqual(object["batch"] as? Int, 2)
+        let median = try XCTUnwrap(object["endToEndMedianMs"] as? Double)
+        XCTAssertEqual(try XCTUnwrap(object["imagesPerSecond"] as? Double), 2000 / median, accuracy: 1e-3)
+        XCTAssertGreaterThan(try XCTUnwrap(object["batch1ImagesPerSecond"] as? Double), 0)
+        let table = try benchmark("yolov3-tiny", ["--runs", "1", "--warmup", "0", "--size", "160", "--batch", "2"])
+        XCTAssertEqual(table.status, 0, table.stderr)
+        XCTAssertTrue(table.stdout.contains("batch     2 images per forward pass"), table.stdout)
+        XCTAssertTrue(table.stdout.contains("batch 2 gives"), table.stdout)
+        let plain = try json(benchmark("yolov3-tiny", ["--runs", "1", "--warmup", "0", "--size", "160", "--format", "json"]))
+        XCTAssertEqual(plain["batch"] as? Int, 1)
+        XCTAssertNil(plain["batch1ImagesPerSecond"])
+    }
+
     func testBflopsTotalEqualsSummary() throws {
         let object = try json(benchmark("yolov3", ["--size", "416", "--runs", "1", "--warmup", "0", "--format", "json"]))
         let layers = try XCTUnwrap(object["layers"] as? [[String: Any]])

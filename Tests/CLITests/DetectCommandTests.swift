@@ -34,6 +34,28 @@ final class DetectCommandTests: XCTestCase {
         XCTAssertEqual(Set(normalized.keys), ["x", "y", "width", "height"])
     }
 
+    /// `--batch 3` over the seven photos (batches of 3, 3 and 1, pipelined or not) writes the
+    /// same detections as one image at a time; only the timings differ.
+    func testBatchGivesTheSameDetections() throws {
+        let photos = try ["dog", "eagle", "giraffe", "horses", "kite", "person", "scream"].map { try CLI.data("data/\($0).jpg") }
+        func detections(_ extra: [String]) throws -> [String] {
+            let result = try CLI.run(["detect"] + tinyArguments() + photos + ["--format", "jsonl", "--quiet"] + extra)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            return try result.stdout.split(separator: "\n").map { line in
+                var object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                object["timing"] = nil
+                return String(decoding: try JSONSerialization.data(withJSONObject: object, options: .sortedKeys), as: UTF8.self)
+            }
+        }
+        let single = try detections([])
+        XCTAssertEqual(single.count, 7)
+        XCTAssertEqual(try detections(["--batch", "3"]), single)
+        XCTAssertEqual(try detections(["--batch", "3", "--no-pipeline"]), single)
+        let bad = try CLI.run(["detect"] + tinyArguments() + [photos[0], "--batch", "0"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("--batch must be in 1...64"), bad.stderr)
+    }
+
     func testAnnotatedOutputAndNoOverwrite() throws {
         let folder = try CLI.temporaryFolder(self)
         let target = folder.appendingPathComponent("out.png").path

@@ -100,6 +100,25 @@ final class DetectorTests: XCTestCase {
         XCTAssertEqual(stretch.prepare(image).height, 320)
     }
 
+    /// A batch of the seven photos (several sizes, one gray) gives each photo its own
+    /// detections, under every convolution method, and dog.jpg in a batch is still darknet's.
+    func testBatchGivesEachImageItsOwnDetections() throws {
+        let names = ["dog", "eagle", "giraffe", "horses", "kite", "person", "scream"]
+        let images = try names.map { try Image(contentsOf: try TestData.path("data/\($0).jpg")) }
+        let golden = try JSONDecoder().decode(DetectionGolden.self,
+                                              from: Data(contentsOf: try TestData.fixture("yolov3-tiny-dog.json")))
+        for algorithm in ConvolutionAlgorithm.allCases {
+            let detector = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"),
+                                        options: DetectorOptions(convolutionAlgorithm: algorithm))
+            let alone = try images.map { try detector.detect(in: $0) }
+            XCTAssertEqual(try detector.detect(in: images), alone, "\(algorithm)")
+            XCTAssertEqual(try detector.detect(in: Array(images[2...4])), Array(alone[2...4]), "\(algorithm), batch of 3")
+            assertMatchesDarknet(try detector.detect(in: [images[1], images[0]])[1], golden, image: images[0])
+        }
+        XCTAssertEqual(try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"))
+            .detect(in: [Image]()), [])
+    }
+
     /// One detector shared by several threads gives each thread the serial answer.
     func testSharedDetectorAcrossThreads() throws {
         let detector = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"),

@@ -36,6 +36,22 @@ final class MemoryPlanTests: XCTestCase {
         }
     }
 
+    /// Plans for batches (every block `batch` times larger, route slices scaled) pass the same checks.
+    func testBatchedPlansNeverOverwriteLiveOutputs() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
+        for batch in [2, 3] {
+            let plan = MemoryPlan(layers: model.layers, batch: batch)
+            Self.check(plan, model.layers, "yolov3, batch \(batch)", batch: batch)
+            XCTAssertEqual(plan.arenaFloats, batch * MemoryPlan(layers: model.layers).arenaFloats, accuracy: 16 * model.layers.count)
+        }
+        var generator = SplitMix64(state: 17)
+        for trial in 0..<100 {
+            let text = Self.randomCfg(&generator)
+            let model = try ModelDescription(text: text)
+            Self.check(MemoryPlan(layers: model.layers, batch: 3), model.layers, "trial \(trial):\n\(text)", batch: 3)
+        }
+    }
+
     /// The checks catch a plan that reuses floats too early, or a route source off its slice.
     func testChecksFindBrokenPlans() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
@@ -72,12 +88,14 @@ final class MemoryPlanTests: XCTestCase {
     ///   in-place routes containing it; `[yolo]` and the last layer: to the end), no other
     ///   layer writes floats overlapping it;
     /// - every output fits in the arena.
-    static func check(_ plan: MemoryPlan, _ layers: [Layer], _ name: String, file: StaticString = #filePath, line: UInt = #line) {
-        let problems = Self.problems(plan, layers)
+    static func check(_ plan: MemoryPlan, _ layers: [Layer], _ name: String, batch: Int = 1,
+                      file: StaticString = #filePath, line: UInt = #line) {
+        let problems = Self.problems(plan, layers, batch: batch)
         XCTAssertEqual(problems, [], name, file: file, line: line)
     }
 
-    static func problems(_ plan: MemoryPlan, _ layers: [Layer]) -> [String] {
+    /// With `batch`, every output holds `batch` times its floats (channel-major batches).
+    static func problems(_ plan: MemoryPlan, _ layers: [Layer], batch: Int = 1) -> [String] {
         var problems: [String] = []
         let count = layers.count
         var lastRead = Array(0..<count)
@@ -92,14 +110,14 @@ final class MemoryPlanTests: XCTestCase {
             guard case .route(let route) = layer.kind, plan.routeInPlace[layer.index] else { continue }
             var offset = plan.offsetOfLayer[layer.index]
             if route.sources.count == 1 {  // an alias of the source's channel block `groupID`
-                offset -= route.groupID * (layers[route.sources[0]].output.count / route.groups)
+                offset -= route.groupID * (layers[route.sources[0]].output.count * batch / route.groups)
             } else if route.groups > 1 {
                 problems.append("route \(layer.index): several sources with groups cannot be in place")
             }
             for source in route.sources {
                 lastRead[source] = max(lastRead[source], lastRead[layer.index])
                 if plan.offsetOfLayer[source] != offset { problems.append("route \(layer.index): source \(source) not at its slice") }
-                if route.sources.count > 1 { offset += layers[source].output.count }
+                if route.sources.count > 1 { offset += layers[source].output.count * batch }
             }
         }
         func writes(_ b: Int) -> Bool {
@@ -107,11 +125,11 @@ final class MemoryPlanTests: XCTestCase {
             return true
         }
         for a in 0..<count {
-            let lowA = plan.offsetOfLayer[a], highA = lowA + layers[a].output.count
+            let lowA = plan.offsetOfLayer[a], highA = lowA + layers[a].output.count * batch
             if highA > plan.arenaFloats { problems.append("layer \(a) outside the arena") }
             guard a + 1 < count else { continue }
             for b in (a + 1)..<min(lastRead[a] + 1, count) where writes(b) {
-                let lowB = plan.offsetOfLayer[b], highB = lowB + layers[b].output.count
+                let lowB = plan.offsetOfLayer[b], highB = lowB + layers[b].output.count * batch
                 if lowB < highA && lowA < highB {
                     problems.append("layer \(b) overwrites layer \(a)'s output before layer \(lastRead[a]) reads it")
                 }

@@ -13,9 +13,9 @@ final class ReadmeExampleTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("weights"), withDestinationURL: TestData.root)
         let previous = FileManager.default.currentDirectoryPath
-        FileManager.default.changeCurrentDirectoryPath(folder.path)
+        _ = FileManager.default.changeCurrentDirectoryPath(folder.path)
         addTeardownBlock {
-            FileManager.default.changeCurrentDirectoryPath(previous)
+            _ = FileManager.default.changeCurrentDirectoryPath(previous)
             try? FileManager.default.removeItem(at: folder)
         }
         var printed: [String] = []

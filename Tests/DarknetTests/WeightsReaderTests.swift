@@ -130,7 +130,7 @@ final class WeightsReaderTests: XCTestCase {
             XCTAssertEqual(error as? WeightsError, .unreadable(file: directory.path, reason: "is a directory"))
         }
         let empty = directory.appendingPathComponent("empty.weights")
-        FileManager.default.createFile(atPath: empty.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty.path, contents: Data())
         XCTAssertThrowsError(try WeightsReader.read(contentsOf: empty.path, for: try model)) { error in
             XCTAssertEqual(error as? WeightsError, .empty(file: empty.path))
         }

@@ -11,6 +11,10 @@ import YOLO
 /// and shared; each concurrent `detect` call borrows its own activation buffers (a
 /// ``Network``) from a small pool, so calls run in parallel and give the same answers as
 /// serial calls.
+///
+/// Batches: `detect(in: [Image])` runs several images through one forward pass (a
+/// ``Network`` of that batch size, pooled like the others); each image gets the detections it
+/// gets alone.
 public final class Detector: @unchecked Sendable {
     /// The parsed cfg with every layer's shapes.
     public let model: ModelDescription
@@ -19,13 +23,14 @@ public final class Detector: @unchecked Sendable {
     /// every pooled network.
     private let weights: [Int: ConvolutionWeights]
     private let lock = NSLock()
-    private var idle: [Network]
+    /// Idle networks by batch size.
+    private var idle: [Int: [Network]]
 
     public init(model: ModelDescription, weights: consuming [Int: ConvolutionWeights], options: DetectorOptions = .init()) throws {
         self.model = model
         self.weights = Network.prepare(consume weights, for: model, algorithm: options.convolutionAlgorithm)
         self.options = options
-        self.idle = [try Network(model: model, weights: self.weights, algorithm: options.convolutionAlgorithm)]
+        self.idle = [1: [try Network(model: model, weights: self.weights, algorithm: options.convolutionAlgorithm)]]
         if let threads = options.threads { GEMM.threads = threads }
     }
 
@@ -55,10 +60,29 @@ public final class Detector: @unchecked Sendable {
         return detections(from: candidates, threshold: options.threshold)
     }
 
+    /// Detections in each of `images` (1...`Network.maximumBatch`), computed in one forward
+    /// pass of the whole batch; the same as calling `detect(in:)` on each.
+    public func detect(in images: [Image]) throws -> [[Detection]] {
+        try candidates(in: images).map { detections(from: $0, threshold: options.threshold) }
+    }
+
     /// darknet's `detection` list after NMS: boxes with every class probability.
     public func candidates(in image: Image) throws -> [Candidate] {
         let input = prepare(image)
-        let outputs = try withNetwork { try $0.forward(input.data) }
+        let outputs = try withNetwork(batch: 1) { try $0.forward(input.data) }
+        return try candidates(from: outputs, image: image)
+    }
+
+    /// `candidates(in:)` of each image, from one forward pass of the batch.
+    public func candidates(in images: [Image]) throws -> [[Candidate]] {
+        guard !images.isEmpty else { return [] }
+        let inputs = images.map { prepare($0).data }
+        let outputs = try withNetwork(batch: images.count) { try $0.forward(batch: inputs) }
+        return try zip(outputs, images).map { try candidates(from: $0, image: $1) }
+    }
+
+    /// Decoding, box correction and NMS of one image's outputs.
+    private func candidates(from outputs: [Network.LayerOutput], image: Image) throws -> [Candidate] {
         var candidates = try decode(outputs)
         correctBoxes(&candidates, imageWidth: image.width, imageHeight: image.height,
                      networkWidth: model.net.width, networkHeight: model.net.height,
@@ -90,15 +114,16 @@ public final class Detector: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` with a network no other thread is using, then returns it to the pool.
-    private func withNetwork<T>(_ body: (Network) throws -> T) throws -> T {
+    /// Runs `body` with a network of `batch` images no other thread is using, then returns it
+    /// to the pool.
+    private func withNetwork<T>(batch: Int, _ body: (Network) throws -> T) throws -> T {
         lock.lock()
-        let pooled = idle.popLast()
+        let pooled = idle[batch]?.popLast()
         lock.unlock()
-        let network = try pooled ?? Network(model: model, weights: weights, algorithm: options.convolutionAlgorithm)
+        let network = try pooled ?? Network(model: model, weights: weights, algorithm: options.convolutionAlgorithm, batch: batch)
         defer {
             lock.lock()
-            idle.append(network)
+            idle[batch, default: []].append(network)
             lock.unlock()
         }
         return try body(network)

@@ -10,22 +10,29 @@ enum Im2col {
     /// `outputRows` limits the columns to those output rows (a block of the matrix, whose
     /// rows are then `outputRows.count · outWidth` long): convolutions unfold large images
     /// block by block so the workspace stays small.
+    ///
+    /// Batches: channel `c`'s plane is read at `image + c·channelStride` (default
+    /// `height·width`; `batch · height·width` in `Network`'s channel-major batches) and matrix row
+    /// `r` is written at `columns + r·rowPitch` (default: the row's length), so the images of a
+    /// batch unfold side by side into one matrix that one GEMM multiplies.
     static func unfold(_ image: UnsafePointer<Float>, channels: Int, height: Int, width: Int,
                        size: Int, stride: Int, pad: Int, outputRows: Range<Int>? = nil,
+                       channelStride: Int? = nil, rowPitch: Int? = nil,
                        into columns: UnsafeMutablePointer<Float>) {
         let outHeight = (height + 2 * pad - size) / stride + 1
         let outWidth = (width + 2 * pad - size) / stride + 1
         let block = outputRows ?? 0..<outHeight
         let rows = channels * size * size
         let rowLength = block.count * outWidth
+        let plane = channelStride ?? height * width, pitch = rowPitch ?? rowLength
         Parallel.forChunks(of: rows, work: rows * rowLength) { range in
             for row in range {
                 let kx = row % size
                 let ky = (row / size) % size
                 let channel = row / size / size
-                unfoldRow(plane: image + channel * height * width, height: height, width: width,
+                unfoldRow(plane: image + channel * plane, height: height, width: width,
                           kx: kx, ky: ky, stride: stride, pad: pad, outputRows: block, outWidth: outWidth,
-                          into: columns + row * rowLength)
+                          into: columns + row * pitch)
             }
         }
     }

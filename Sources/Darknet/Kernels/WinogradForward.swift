@@ -1,15 +1,20 @@
 extension Winograd {
     /// One 3×3 stride-1 convolution of `batch` images through F(m×m, 3×3), m = `variant.tile`.
     ///
-    /// Image `b` is read at `input + b·inputStride` (`channels × height × width`) and written at
-    /// `output + b·outputStride` (`filters × outHeight × outWidth`, `outHeight = height + 2·pad − 2`);
-    /// the tiles of all images share the GEMMs. `transformed` is `transformWeights`' layout;
-    /// `workspace` holds `workspaceCount(…)` floats. The timer's `im2col` phase gets the input
-    /// transform, `gemm` the products and `epilogue` the output transform with bias and activation.
+    /// Image `b` is read at `input + b·inputStride` (`channels × height × width`, channel `c`'s
+    /// plane at `c·inputChannelStride`, default `height·width`) and written at
+    /// `output + b·outputStride` (`filters × outHeight × outWidth`, `outHeight = height + 2·pad − 2`,
+    /// filter `f`'s plane at `f·outputChannelStride`, default `outHeight·outWidth`); the tiles of
+    /// all images share the GEMMs. `Network`'s batches are channel-major (`C × batch × H × W`):
+    /// image strides of one plane, channel strides of `batch` planes. `transformed` is
+    /// `transformWeights`' layout; `workspace` holds `workspaceCount(…)` floats. The timer's
+    /// `im2col` phase gets the input transform, `gemm` the products and `epilogue` the output
+    /// transform with bias and activation.
     static func forward(_ variant: Variant, input: UnsafePointer<Float>, channels: Int, height: Int, width: Int, pad: Int,
                         output: UnsafeMutablePointer<Float>, filters: Int, outHeight: Int, outWidth: Int,
                         transformed: UnsafePointer<Float>, biases: UnsafePointer<Float>, activation: Activation,
                         workspace: UnsafeMutablePointer<Float>, batch: Int = 1, inputStride: Int = 0, outputStride: Int = 0,
+                        inputChannelStride: Int? = nil, outputChannelStride: Int? = nil,
                         timer: inout PhaseTimer?) {
         let grid = tiles(variant, outHeight: outHeight, outWidth: outWidth)
         let pass = blocking(variant, channels: channels, filters: filters, tileRows: grid.rows, tileColumns: grid.columns,
@@ -17,6 +22,8 @@ extension Winograd {
         var block = Block(variant: variant, input: input, channels: channels, output: output, filters: filters, transformed: transformed,
                           biases: biases, activation: activation, workspace: workspace, images: pass.images,
                           inputStride: inputStride, outputStride: outputStride,
+                          inputChannelStride: inputChannelStride ?? height * width,
+                          outputChannelStride: outputChannelStride ?? outHeight * outWidth,
                           geometry: Geometry(height: height, width: width, pad: pad, outHeight: outHeight, outWidth: outWidth,
                                              firstTileRow: 0, tileRows: pass.tileRows, tileColumns: grid.columns))
         for image in Swift.stride(from: 0, to: batch, by: pass.images) {
@@ -66,6 +73,8 @@ extension Winograd {
         var images: Int
         var inputStride: Int
         var outputStride: Int
+        var inputChannelStride: Int
+        var outputChannelStride: Int
         var geometry: Geometry
 
         func run(timer: inout PhaseTimer?) {
@@ -80,7 +89,7 @@ extension Winograd {
             let scratchSize = scratchCount(variant, tileColumns: g.tileColumns, tileRows: g.tileRows)
             let (channels, filters, images) = (self.channels, self.filters, self.images)
             let (input, output, inputStride, outputStride) = (self.input, self.output, self.inputStride, self.outputStride)
-            let plane = g.height * g.width, outPlane = g.outHeight * g.outWidth
+            let plane = inputChannelStride, outPlane = outputChannelStride
 
             Parallel.forWorkers(of: images * channels, work: images * channels * perImage * 64,
                                 maximumWorkers: maximumWorkers) { worker, range in

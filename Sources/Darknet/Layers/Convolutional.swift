@@ -102,14 +102,20 @@ public struct Convolutional: Sendable, Hashable {
     /// True when the convolution is a plain matrix product of weights and input (1×1, stride 1, no padding).
     public var isPointwise: Bool { size == 1 && stride == 1 && padding == 0 }
 
-    /// Floats of workspace this layer needs under `method` (0 for pointwise convolutions).
-    public func workspaceCount(input: TensorShape, output: TensorShape, method: ConvolutionMethod = .im2col) -> Int {
+    /// Floats of workspace this layer needs under `method` for `batch` images (0 for pointwise convolutions).
+    public func workspaceCount(input: TensorShape, output: TensorShape, method: ConvolutionMethod = .im2col,
+                               batch: Int = 1) -> Int {
         switch method {
         case .winograd, .winogradF2:
             return Winograd.workspaceCount(method.winogradVariant ?? .f4, channels: input.channels, filters: filters,
-                                           outHeight: output.height, outWidth: output.width)
+                                           outHeight: output.height, outWidth: output.width, batch: batch)
         case .gemm, .im2col:
-            return isPointwise ? 0 : fanIn(inputChannels: input.channels) * im2colBlockRows(input: input, output: output) * output.width
+            if isPointwise { return 0 }
+            let rows = im2colBlockRows(input: input, output: output)
+            let columns = rows == output.height
+                ? im2colBlockImages(input: input, output: output, batch: batch) * output.count / filters
+                : rows * output.width
+            return fanIn(inputChannels: input.channels) * columns
         }
     }
 
@@ -125,20 +131,35 @@ public struct Convolutional: Sendable, Hashable {
         return max(1, min(output.height, Self.im2colBlockFloats / perRow))
     }
 
+    /// Whole images unfolded side by side into one matrix (one GEMM) when an image fits the block.
+    func im2colBlockImages(input: TensorShape, output: TensorShape, batch: Int) -> Int {
+        let perImage = max(1, fanIn(inputChannels: input.channels) * output.height * output.width)
+        return max(1, min(batch, Self.im2colBlockFloats / perImage))
+    }
+
     /// im2col + GEMM per group, then bias and activation (or Winograd when `weights.winograd`
     /// is set, see `ConvolutionAlgorithm`): `input` is `C×H×W`, `output` is
     /// `filters × outH × outW`, `weights.weights` is `filters × (C/groups) × size × size`.
     /// A non-nil `timer` (profiling) gets the time of each phase; nil reads no clock.
+    ///
+    /// `batch` images are channel-major, as `Network` keeps them: `input` is `C × batch × H × W`
+    /// and `output` `filters × batch × outH × outW` (the same as `C×H×W` for one image). A
+    /// pointwise layer is then one GEMM over `batch·H·W` columns; im2col unfolds the images side
+    /// by side into one matrix (when a whole image fits the 8 MB block) and multiplies it once;
+    /// Winograd puts every image's tiles into the same products.
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
-                 outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>) {
+                 outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>,
+                 batch: Int = 1) {
         var noTimer: PhaseTimer? = nil
         forward(input: input, inputShape: inputShape, output: output, outputShape: outputShape,
-                weights: weights, workspace: workspace, timer: &noTimer)
+                weights: weights, workspace: workspace, batch: batch, timer: &noTimer)
     }
 
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
                  outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>,
-                 timer: inout PhaseTimer?) {
+                 batch: Int = 1, timer: inout PhaseTimer?) {
+        let spatial = outputShape.height * outputShape.width
+        let inputPlane = inputShape.height * inputShape.width
         if let transformed = weights.winograd, let variant = weights.winogradVariant {
             transformed.withUnsafeBufferPointer { u in
                 weights.biases.withUnsafeBufferPointer { bias in
@@ -146,7 +167,9 @@ public struct Convolutional: Sendable, Hashable {
                                      width: inputShape.width, pad: padding, output: output, filters: filters,
                                      outHeight: outputShape.height, outWidth: outputShape.width,
                                      transformed: u.baseAddress!, biases: bias.baseAddress!, activation: activation,
-                                     workspace: workspace, timer: &timer)
+                                     workspace: workspace, batch: batch, inputStride: inputPlane, outputStride: spatial,
+                                     inputChannelStride: batch * inputPlane, outputChannelStride: batch * spatial,
+                                     timer: &timer)
                 }
             }
             return
@@ -154,35 +177,55 @@ public struct Convolutional: Sendable, Hashable {
         let channelsPerGroup = inputShape.channels / groups
         let filtersPerGroup = filters / groups
         let k = fanIn(inputChannels: inputShape.channels)
-        let spatial = outputShape.height * outputShape.width
-        let inputPlane = inputShape.height * inputShape.width
         let blockRows = im2colBlockRows(input: inputShape, output: outputShape)
+        let blockImages = im2colBlockImages(input: inputShape, output: outputShape, batch: batch)
+        let (batchColumns, channelStride) = (batch * spatial, batch * inputPlane)
         weights.weights.withUnsafeBufferPointer { w in
             for group in 0..<groups {
-                let groupInput = input + group * channelsPerGroup * inputPlane
+                let groupInput = input + group * channelsPerGroup * channelStride
                 let groupWeights = w.baseAddress! + group * filtersPerGroup * k
-                let groupOutput = output + group * filtersPerGroup * spatial
+                let groupOutput = output + group * filtersPerGroup * batchColumns
                 if isPointwise {
-                    GEMM.multiply(m: filtersPerGroup, n: spatial, k: k, a: groupWeights, lda: k,
-                                  b: groupInput, ldb: spatial, c: groupOutput, ldc: spatial)
+                    GEMM.multiply(m: filtersPerGroup, n: batchColumns, k: k, a: groupWeights, lda: k,
+                                  b: groupInput, ldb: batchColumns, c: groupOutput, ldc: batchColumns)
                     timer?.lap(\.gemm)
                     continue
                 }
-                for first in Swift.stride(from: 0, to: outputShape.height, by: blockRows) {
-                    let rows = first..<min(outputShape.height, first + blockRows)
-                    let columns = rows.count * outputShape.width
-                    Im2col.unfold(groupInput, channels: channelsPerGroup, height: inputShape.height,
-                                  width: inputShape.width, size: size, stride: stride, pad: padding,
-                                  outputRows: rows, into: workspace)
-                    timer?.lap(\.im2col)
-                    GEMM.multiply(m: filtersPerGroup, n: columns, k: k, a: groupWeights, lda: k,
-                                  b: workspace, ldb: columns, c: groupOutput + first * outputShape.width, ldc: spatial)
-                    timer?.lap(\.gemm)
+                if blockRows == outputShape.height {
+                    // Whole images, `blockImages` at a time side by side: one GEMM each.
+                    for first in Swift.stride(from: 0, to: batch, by: blockImages) {
+                        let images = min(blockImages, batch - first)
+                        for image in 0..<images {
+                            Im2col.unfold(groupInput + (first + image) * inputPlane, channels: channelsPerGroup,
+                                          height: inputShape.height, width: inputShape.width, size: size, stride: stride,
+                                          pad: padding, channelStride: channelStride, rowPitch: images * spatial,
+                                          into: workspace + image * spatial)
+                        }
+                        timer?.lap(\.im2col)
+                        GEMM.multiply(m: filtersPerGroup, n: images * spatial, k: k, a: groupWeights, lda: k,
+                                      b: workspace, ldb: images * spatial, c: groupOutput + first * spatial, ldc: batchColumns)
+                        timer?.lap(\.gemm)
+                    }
+                    continue
+                }
+                for image in 0..<batch {
+                    for first in Swift.stride(from: 0, to: outputShape.height, by: blockRows) {
+                        let rows = first..<min(outputShape.height, first + blockRows)
+                        let columns = rows.count * outputShape.width
+                        Im2col.unfold(groupInput + image * inputPlane, channels: channelsPerGroup, height: inputShape.height,
+                                      width: inputShape.width, size: size, stride: stride, pad: padding,
+                                      outputRows: rows, channelStride: channelStride, into: workspace)
+                        timer?.lap(\.im2col)
+                        GEMM.multiply(m: filtersPerGroup, n: columns, k: k, a: groupWeights, lda: k, b: workspace,
+                                      ldb: columns, c: groupOutput + image * spatial + first * outputShape.width,
+                                      ldc: batchColumns)
+                        timer?.lap(\.gemm)
+                    }
                 }
             }
         }
         weights.biases.withUnsafeBufferPointer { bias in
-            Self.epilogue(output, filters: filters, spatial: spatial, biases: bias.baseAddress!, activation: activation)
+            Self.epilogue(output, filters: filters, spatial: batchColumns, biases: bias.baseAddress!, activation: activation)
         }
         timer?.lap(\.epilogue)
     }

@@ -31,11 +31,16 @@ public struct ScaleChannels: Sendable, Hashable {
         return input.channels == sourceShape.channels && input.height == 1 && input.width == 1 ? sourceShape : nil
     }
 
-    func forward(input: UnsafePointer<Float>, source: UnsafePointer<Float>, sourceShape: TensorShape, output: UnsafeMutablePointer<Float>) {
+    /// `source` is `sourceShape`'s planes; `input` holds one scale per plane (`C×1×1`) or, with
+    /// `scale_wh`, one `H×W` plane of scales per image. With a channel-major batch of `batch`
+    /// images `sourceShape` counts `C·batch` planes, and plane `p` is image `p % batch`'s.
+    func forward(input: UnsafePointer<Float>, source: UnsafePointer<Float>, sourceShape: TensorShape,
+                 output: UnsafeMutablePointer<Float>, batch: Int = 1) {
         let plane = sourceShape.height * sourceShape.width
         for c in 0..<sourceShape.channels {
+            let scales = input + (scaleWH ? (c % batch) * plane : c)
             for i in 0..<plane {
-                let scale = scaleWH ? input[i] : input[c]
+                let scale = scaleWH ? scales[i] : scales[0]
                 output[c * plane + i] = scale * source[c * plane + i]
             }
         }

@@ -16,6 +16,10 @@
 ///   darknet does.
 /// The block then lives from its first member's write to the last read of any member.
 /// Blocks are placed first-fit by offset among the blocks whose intervals intersect.
+///
+/// With `batch` images every output holds `batch` times its floats, channel-major
+/// (`C × batch × H × W`): a channel block of the batch is still contiguous, so routes (with or
+/// without `groups`) are placed exactly as for one image, with offsets scaled by `batch`.
 struct MemoryPlan: Equatable {
     /// One allocation inside the arena: floats `offset ..< offset + count`, live over layers
     /// `start ... end` (`end == layerCount` for outputs kept to the end).
@@ -39,7 +43,7 @@ struct MemoryPlan: Equatable {
     /// Offsets are rounded to 16 floats (64 bytes) so every block starts on a cache line.
     static let alignment = 16
 
-    init(layers: [Layer], inPlaceRoutes: Bool = true) {
+    init(layers: [Layer], batch: Int = 1, inPlaceRoutes: Bool = true) {
         let count = layers.count
         var lastUse = Array(0..<count)
         for layer in layers {
@@ -57,7 +61,7 @@ struct MemoryPlan: Equatable {
                 guard case .route(let route) = layer.kind else { continue }
                 if route.sources.count == 1 {
                     // `groups`: the route takes block `groupID` of its source's channels.
-                    let part = layers[route.sources[0]].output.count / route.groups
+                    let part = layers[route.sources[0]].output.count * batch / route.groups
                     parent[layer.index] = (route.sources[0], route.groupID * part)
                     routeInPlace[layer.index] = true
                     continue
@@ -69,7 +73,7 @@ struct MemoryPlan: Equatable {
                 var offset = 0
                 for source in route.sources {
                     parent[source] = (layer.index, offset)
-                    offset += layers[source].output.count
+                    offset += layers[source].output.count * batch
                 }
                 routeInPlace[layer.index] = true
             }
@@ -99,7 +103,7 @@ struct MemoryPlan: Equatable {
         var blocks: [Block] = []
         var blockOfRoot = [Int](repeating: -1, count: count)
         for r in roots {
-            let size = (layers[r].output.count + Self.alignment - 1) / Self.alignment * Self.alignment
+            let size = (layers[r].output.count * batch + Self.alignment - 1) / Self.alignment * Self.alignment
             let overlapping = blocks.filter { $0.start <= end[r] && start[r] <= $0.end }.sorted { $0.offset < $1.offset }
             var offset = 0
             for other in overlapping {

@@ -1,9 +1,18 @@
-/// A model with its weights and activation buffers: runs batch-1 forward passes.
+/// A model with its weights and activation buffers: runs forward passes of `batch` images.
 ///
 /// Not thread-safe: one `Network` runs one forward at a time (it owns its buffers). Use one
 /// per thread.
+///
+/// Batches: inside the network every activation of `batch` images is channel-major,
+/// `C × batch × H × W` (image `b`'s channel `c` plane at `(c·batch + b)·H·W`; for one image this
+/// is plain CHW). Convolutions then multiply the whole batch at once (pointwise layers: one GEMM
+/// over `batch·H·W` columns), and every per-plane layer (maxpool, upsample, route, shortcut,
+/// yolo…) runs unchanged on `C·batch` planes. `forward` takes and returns images one after the
+/// other (CHW each); `[connected]` and `[softmax]` run image by image.
 public final class Network {
     public let model: ModelDescription
+    /// Images per forward pass.
+    public let batch: Int
     /// Folded parameters of each convolutional, connected and batchnorm layer (nil for other layers).
     let parameters: [ConvolutionWeights?]
     let plan: MemoryPlan
@@ -13,6 +22,11 @@ public final class Network {
     private let outputViews: [UnsafeBufferPointer<Float>]
     private let workspace: UnsafeMutablePointer<Float>
     private let workspaceCount: Int
+    /// The channel-major copy of a batch's input (nil for one image: the input is used as is).
+    private let batchInput: UnsafeMutablePointer<Float>?
+
+    /// Largest batch a network accepts.
+    public static let maximumBatch = 1024
 
     /// Largest activation memory a network may allocate (raise it for huge inputs).
     nonisolated(unsafe) public static var maximumActivationBytes = 8 << 30
@@ -26,27 +40,37 @@ public final class Network {
 
     /// `algorithm` picks each convolution's method (`ConvolutionAlgorithm`); parameters that
     /// `Network.prepare` already transformed keep their method.
+    /// `batch` (1...`maximumBatch`): images per forward pass; activations grow with it.
     public convenience init(model: ModelDescription, weights: consuming [Int: ConvolutionWeights],
-                            algorithm: ConvolutionAlgorithm = .auto) throws {
-        try self.init(model: model, weights: weights, algorithm: algorithm, inPlaceRoutes: true)
+                            algorithm: ConvolutionAlgorithm = .auto, batch: Int = 1) throws {
+        try self.init(model: model, weights: weights, algorithm: algorithm, batch: batch, inPlaceRoutes: true)
     }
 
     /// `inPlaceRoutes: false` makes every multi-source route copy (tests compare both plans).
     init(model: ModelDescription, weights: consuming [Int: ConvolutionWeights], algorithm: ConvolutionAlgorithm,
-         inPlaceRoutes: Bool) throws {
+         batch: Int = 1, inPlaceRoutes: Bool) throws {
+        guard (1...Self.maximumBatch).contains(batch) else { throw NetworkError.invalidBatch(batch, maximum: Self.maximumBatch) }
         self.model = model
+        self.batch = batch
         let prepared = Self.prepare(consume weights, for: model, algorithm: algorithm)
         self.parameters = model.layers.map { prepared[$0.index] }
-        let plan = MemoryPlan(layers: model.layers, inPlaceRoutes: inPlaceRoutes)
+        let plan = MemoryPlan(layers: model.layers, batch: batch, inPlaceRoutes: inPlaceRoutes)
         self.plan = plan
         var workspaceCount = 0
         for layer in model.layers {
-            if case .convolutional(let conv) = layer.kind {
+            switch layer.kind {
+            case .convolutional(let conv):
                 let method = prepared[layer.index].map(Self.method) ?? .im2col
-                workspaceCount = max(workspaceCount, conv.workspaceCount(input: layer.input, output: layer.output, method: method))
+                workspaceCount = max(workspaceCount, conv.workspaceCount(input: layer.input, output: layer.output,
+                                                                         method: method, batch: batch))
+            case .connected, .softmax:
+                if batch > 1 { workspaceCount = max(workspaceCount, layer.input.count + layer.output.count) }  // `eachImage`
+            default:
+                break
             }
         }
-        let bytes = (plan.totalFloats + workspaceCount) * MemoryLayout<Float>.stride
+        let inputFloats = batch > 1 ? batch * model.inputShape.count : 0
+        let bytes = (plan.totalFloats + workspaceCount + inputFloats) * MemoryLayout<Float>.stride
         if bytes > Self.maximumActivationBytes {
             throw NetworkError.tooMuchMemory(bytesNeeded: bytes, limit: Self.maximumActivationBytes)
         }
@@ -56,8 +80,15 @@ public final class Network {
         arena.initialize(repeating: 0, count: max(plan.arenaFloats, 1))
         self.arena = arena
         workspace.initialize(repeating: 0, count: max(workspaceCount, 1))
+        if batch > 1 {
+            let input = UnsafeMutablePointer<Float>.allocate(capacity: inputFloats)
+            input.initialize(repeating: 0, count: inputFloats)
+            self.batchInput = input
+        } else {
+            self.batchInput = nil
+        }
         self.outputViews = Self.outputLayers(of: model).map { index in
-            UnsafeBufferPointer(start: arena + plan.offsetOfLayer[index], count: model.layers[index].output.count)
+            UnsafeBufferPointer(start: arena + plan.offsetOfLayer[index], count: model.layers[index].output.count * batch)
         }
     }
 
@@ -110,43 +141,81 @@ public final class Network {
     deinit {
         arena.deallocate()
         workspace.deallocate()
+        batchInput?.deallocate()
     }
 
-    /// Runs the network on `input` (`channels × height × width` of `[net]`, CHW) and returns the
-    /// outputs of the `[yolo]` layers (or of the last layer when there are none).
-    /// `observer` sees every layer's output right after it is computed (tests). Reads no clock:
-    /// `profile(_:)` is the timed variant.
+    /// Runs the network on `input` (`channels × height × width` of `[net]`, CHW; `batch` such
+    /// images one after the other) and returns the outputs of the `[yolo]` layers (or of the last
+    /// layer when there are none), `batch` images one after the other, each `LayerOutput.shape`.
+    /// `observer` sees every layer's output right after it is computed (tests), in the
+    /// network's channel-major layout. Reads no clock: `profile(_:)` is the timed variant.
     @discardableResult
     public func forward(_ input: [Float], observer: ((Layer, UnsafeBufferPointer<Float>) -> Void)? = nil) throws -> [LayerOutput] {
         var untimed: [LayerTime]? = nil
         return try pass(input, observer: observer, times: &untimed)
     }
 
+    /// `batch` images (each `channels × height × width` of `[net]`, CHW) → each image's outputs
+    /// (`outputLayers`' order), as `forward` returns them.
+    public func forward(batch images: [[Float]]) throws -> [[LayerOutput]] {
+        guard images.count == batch else { throw NetworkError.batchCount(expected: batch, actual: images.count) }
+        let count = model.inputShape.count
+        guard let wrong = images.first(where: { $0.count != count }) else {
+            let outputs = try forward(images.flatMap { $0 })
+            return (0..<batch).map { b in
+                outputs.map { output in
+                    let size = output.shape.count
+                    return LayerOutput(layer: output.layer, shape: output.shape, values: Array(output.values[(b * size)..<((b + 1) * size)]))
+                }
+            }
+        }
+        throw NetworkError.inputSize(expected: model.inputShape, actualCount: wrong.count)
+    }
+
     /// `forward` without copying: returns views of the `outputLayers`' outputs (in that order)
     /// inside the network's arena, valid until the next forward on this network or its deinit.
     /// After the first call it allocates nothing (the views are built at init; the arena and
-    /// the workspace are allocated once). `input`: `channels × height × width` of `[net]`, CHW.
+    /// the workspace are allocated once). `input`: `batch` images of `channels × height × width`
+    /// of `[net]`, CHW, one after the other. With a batch the views are channel-major
+    /// (`C × batch × H × W`, see ``Network``).
     public func forwardViews(_ input: UnsafeBufferPointer<Float>) throws -> [UnsafeBufferPointer<Float>] {
-        guard input.count == model.inputShape.count, let base = input.baseAddress else {
-            throw NetworkError.inputSize(expected: model.inputShape, actualCount: input.count)
+        guard let base = input.baseAddress, input.count == batch * model.inputShape.count else {
+            throw inputError(input.count)
         }
         var untimed: [LayerTime]? = nil
-        run(base, observer: nil, times: &untimed)
+        run(channelMajor(base), observer: nil, times: &untimed)
         return outputViews
+    }
+
+    private func inputError(_ count: Int) -> NetworkError {
+        batch == 1 ? .inputSize(expected: model.inputShape, actualCount: count)
+            : .batchInputSize(batch: batch, expected: model.inputShape, actualCount: count)
+    }
+
+    /// The network's view of `batch` CHW images: themselves for one image, else their
+    /// channel-major copy in `batchInput`.
+    private func channelMajor(_ input: UnsafePointer<Float>) -> UnsafePointer<Float> {
+        guard let batchInput else { return input }
+        Batch.interleave(input, into: batchInput, shape: model.inputShape, batch: batch)
+        return UnsafePointer(batchInput)
     }
 
     /// The forward pass. With `times` nil (what `forward` passes) no clock is read; otherwise
     /// each layer's time (and its convolution phases) is appended to it (`profile`).
     func pass(_ input: [Float], observer: ((Layer, UnsafeBufferPointer<Float>) -> Void)?,
               times: inout [LayerTime]?) throws -> [LayerOutput] {
-        guard input.count == model.inputShape.count else {
-            throw NetworkError.inputSize(expected: model.inputShape, actualCount: input.count)
-        }
+        guard input.count == batch * model.inputShape.count else { throw inputError(input.count) }
         input.withUnsafeBufferPointer { inputBuffer in
-            run(inputBuffer.baseAddress!, observer: observer, times: &times)
+            run(channelMajor(inputBuffer.baseAddress!), observer: observer, times: &times)
         }
         return zip(outputLayers, outputViews).map { index, view in
-            LayerOutput(layer: index, shape: model.layers[index].output, values: Array(view))
+            let shape = model.layers[index].output
+            guard batch > 1 else { return LayerOutput(layer: index, shape: shape, values: Array(view)) }
+            let values = [Float](unsafeUninitializedCapacity: view.count) { buffer, initialized in
+                Batch.deinterleave(view.baseAddress!, into: buffer.baseAddress!, shape: shape, batch: batch)
+                initialized = view.count
+            }
+            return LayerOutput(layer: index, shape: shape, values: values)
         }
     }
 
@@ -165,7 +234,7 @@ public final class Network {
                 times?.append(LayerTime(layer: layer.index, seconds: ProfileClock.seconds(from: start, to: end),
                                         phases: timer?.phases))
             }
-            observer?(layer, UnsafeBufferPointer(start: output(of: layer.index), count: layer.output.count))
+            observer?(layer, UnsafeBufferPointer(start: output(of: layer.index), count: layer.output.count * batch))
         }
     }
 
@@ -185,42 +254,70 @@ public final class Network {
     /// The arena's first float (tests check that it never moves and views point into it).
     var arenaBase: UnsafeMutablePointer<Float> { arena }
 
+    /// One layer on the whole batch. Per-plane layers see `C·batch` planes (`planes`); yolo
+    /// and batchnorm see each channel's `batch` planes as one taller plane (`stacked`).
     private func run(_ layer: Layer, networkInput: UnsafePointer<Float>, timer: inout PhaseTimer?) {
         let out = output(of: layer.index)
         let previous: UnsafePointer<Float> = layer.index == 0 ? networkInput : UnsafePointer(output(of: layer.index - 1))
+        let batch = self.batch
+        func planes(_ shape: TensorShape) -> TensorShape {
+            TensorShape(channels: shape.channels * batch, height: shape.height, width: shape.width)
+        }
+        func stacked(_ shape: TensorShape) -> TensorShape {
+            TensorShape(channels: shape.channels, height: shape.height * batch, width: shape.width)
+        }
         switch layer.kind {
         case .convolutional(let conv):
             guard let weights = parameters[layer.index] else { preconditionFailure("convolution \(layer.index) has no weights") }
             conv.forward(input: previous, inputShape: layer.input, output: out, outputShape: layer.output,
-                         weights: weights, workspace: workspace, timer: &timer)
+                         weights: weights, workspace: workspace, batch: batch, timer: &timer)
         case .maxpool(let pool):
-            pool.forward(input: previous, inputShape: layer.input, output: out, outputShape: layer.output)
+            pool.forward(input: previous, inputShape: planes(layer.input), output: out, outputShape: planes(layer.output))
         case .upsample(let upsample):
-            upsample.forward(input: previous, inputShape: layer.input, output: out)
+            upsample.forward(input: previous, inputShape: planes(layer.input), output: out)
         case .route(let route):
             if plan.routeInPlace[layer.index] { break }
-            route.forward(sources: route.sources.map { (UnsafePointer(output(of: $0)), model.layers[$0].output.count) }, output: out)
+            route.forward(sources: route.sources.map { (UnsafePointer(output(of: $0)), model.layers[$0].output.count * batch) },
+                          output: out)
         case .shortcut(let shortcut):
-            shortcut.forward(input: previous, shape: layer.output, source: UnsafePointer(output(of: shortcut.source)),
-                             sourceShape: model.layers[shortcut.source].output, output: out)
+            shortcut.forward(input: previous, shape: planes(layer.output), source: UnsafePointer(output(of: shortcut.source)),
+                             sourceShape: planes(model.layers[shortcut.source].output), output: out)
         case .yolo(let yolo):
-            yolo.forward(input: previous, output: out, shape: layer.output)
+            yolo.forward(input: previous, output: out, shape: stacked(layer.output))
         case .avgpool(let pool):
-            pool.forward(input: previous, inputShape: layer.input, output: out)
+            pool.forward(input: previous, inputShape: planes(layer.input), output: out)
         case .connected(let connected):
             guard let weights = parameters[layer.index] else { preconditionFailure("connected \(layer.index) has no weights") }
-            connected.forward(input: previous, inputCount: layer.input.count, output: out, weights: weights)
+            eachImage(layer, previous, out) { input, output in
+                connected.forward(input: input, inputCount: layer.input.count, output: output, weights: weights)
+            }
         case .softmax(let softmax):
-            softmax.forward(input: previous, output: out, count: layer.output.count)
+            eachImage(layer, previous, out) { softmax.forward(input: $0, output: $1, count: layer.output.count) }
         case .batchnorm(let batchnorm):
             guard let weights = parameters[layer.index] else { preconditionFailure("batchnorm \(layer.index) has no weights") }
-            batchnorm.forward(input: previous, shape: layer.output, output: out, weights: weights)
+            batchnorm.forward(input: previous, shape: stacked(layer.output), output: out, weights: weights)
         case .sam(let sam):
-            sam.forward(input: previous, source: UnsafePointer(output(of: sam.source)), output: out, count: layer.output.count)
+            sam.forward(input: previous, source: UnsafePointer(output(of: sam.source)), output: out,
+                        count: layer.output.count * batch)
         case .scaleChannels(let scale):
-            scale.forward(input: previous, source: UnsafePointer(output(of: scale.source)), sourceShape: layer.output, output: out)
+            scale.forward(input: previous, source: UnsafePointer(output(of: scale.source)), sourceShape: planes(layer.output),
+                          output: out, batch: batch)
         case .dropout, .cost:
-            if out != previous { out.update(from: previous, count: layer.output.count) }
+            if out != previous { out.update(from: previous, count: layer.output.count * batch) }
+        }
+    }
+
+    /// Runs `body` on each image of the batch in CHW: the layers that mix channels and pixels of
+    /// one image (`[connected]`, `[softmax]`). Image `b` is gathered into the workspace, and its
+    /// output scattered back into the channel-major batch. One image: `body(input, output)`.
+    private func eachImage(_ layer: Layer, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
+                           _ body: (UnsafePointer<Float>, UnsafeMutablePointer<Float>) -> Void) {
+        guard batch > 1 else { return body(input, output) }
+        let imageInput = workspace, imageOutput = workspace + layer.input.count
+        for b in 0..<batch {
+            Batch.gather(image: b, from: input, into: imageInput, shape: layer.input, batch: batch)
+            body(UnsafePointer(imageInput), imageOutput)
+            Batch.scatter(image: b, from: UnsafePointer(imageOutput), into: output, shape: layer.output, batch: batch)
         }
     }
 }

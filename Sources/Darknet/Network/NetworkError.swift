@@ -2,6 +2,12 @@
 public enum NetworkError: Error, Equatable, CustomStringConvertible {
     case inputSize(expected: TensorShape, actualCount: Int)
     case tooMuchMemory(bytesNeeded: Int, limit: Int)
+    /// A batch size below 1 or over `Network.maximumBatch`.
+    case invalidBatch(Int, maximum: Int)
+    /// `forward(batch:)` got `actual` images for a network built for `expected`.
+    case batchCount(expected: Int, actual: Int)
+    /// A batched input must hold `batch` images of `expected` (image after image, CHW each).
+    case batchInputSize(batch: Int, expected: TensorShape, actualCount: Int)
 
     public var description: String {
         switch self {
@@ -9,6 +15,12 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
             return "network input must be \(expected.channels)×\(expected.height)×\(expected.width) = \(expected.count) floats, got \(actual)"
         case .tooMuchMemory(let needed, let limit):
             return "the network would need \(needed / (1 << 20)) MiB of activations, over the \(limit / (1 << 20)) MiB limit"
+        case .invalidBatch(let batch, let maximum):
+            return "batch size must be 1...\(maximum), got \(batch)"
+        case .batchCount(let expected, let actual):
+            return "the network runs batches of \(expected) images, got \(actual)"
+        case .batchInputSize(let batch, let expected, let actual):
+            return "network input must be \(batch) images of \(expected.channels)×\(expected.height)×\(expected.width) = \(batch * expected.count) floats, got \(actual)"
         }
     }
 }
