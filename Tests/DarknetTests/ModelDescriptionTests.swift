@@ -132,10 +132,21 @@ final class ModelDescriptionTests: XCTestCase {
 
     func testUnsupportedOptionsAreErrorsNotIgnored() {
         for body in ["[convolutional]\nfilters=8\ndilation=2\n", "[convolutional]\nfilters=8\nbinary=1\n",
-                     "[convolutional]\nfilters=8\nantialiasing=1\n",
-                     "[convolutional]\nfilters=18\n[yolo]\nmask=0\nanchors=1,2\nclasses=1\nnum=1\nnew_coords=1\n"] {
+                     "[convolutional]\nfilters=8\nantialiasing=1\n"] {
             guard case .unsupported? = error(body) else { return XCTFail("expected unsupported for \(body)") }
         }
+    }
+
+    func testNewCoordsIsZeroOrOne() throws {
+        let parsed = try model("[convolutional]\nfilters=6\n[yolo]\nmask=0\nanchors=1,2\nclasses=1\nnum=1\nnew_coords=1\n")
+        guard case .yolo(let yolo) = parsed.layers[1].kind else { return XCTFail("layer 1 is not [yolo]") }
+        XCTAssertTrue(yolo.head.newCoords)
+        guard case .invalidValue(let location, let value, _)? =
+                error("[convolutional]\nfilters=6\n[yolo]\nmask=0\nanchors=1,2\nclasses=1\nnum=1\nnew_coords=2\n") else {
+            return XCTFail("new_coords=2 must be an invalid value")
+        }
+        XCTAssertEqual(location.key, "new_coords")
+        XCTAssertEqual(value, "2")
     }
 
     /// The real cfgs parse with darknet's shapes; totals equal darknet's BFLOPs.

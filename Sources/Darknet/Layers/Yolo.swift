@@ -8,6 +8,11 @@ import YOLO
 /// AlexeyAB's `scale_x_y = s` (yolov4): after the logistic, x and y become `s·x − (s − 1)/2`
 /// (`scal_add_cpu(2·w·h, s, −0.5·(s − 1), …)` in `forward_yolo_layer`), so the box centre can
 /// reach the cell borders; decoding is unchanged.
+///
+/// AlexeyAB's `new_coords=1` (scaled-YOLOv4: yolov4-csp, -p5, -p6): the preceding convolution
+/// already applies the logistic, so the layer applies none and only maps x and y with
+/// `scale_x_y` (its `forward_yolo_layer` comments the activation out); the head's `newCoords`
+/// makes the decoder use `w = tw·tw·4·anchorW / netW` (`get_yolo_box`).
 public struct Yolo: Sendable, Hashable {
     public var head: YOLOHead
     public var scaleXY: Float = 1
@@ -17,9 +22,10 @@ public struct Yolo: Sendable, Hashable {
     public var nms: NMS.Mode = .perClass
 
     /// Keys read and honoured; every other key in `keys` is training-only (ignored) or in `rejectedKeys`.
-    static let honouredKeys: Set<String> = ["mask", "anchors", "classes", "num", "scale_x_y", "nms_kind", "beta_nms"]
+    static let honouredKeys: Set<String> = ["mask", "anchors", "classes", "num", "scale_x_y", "new_coords", "nms_kind",
+                                            "beta_nms"]
     /// Keys that are a typed error when set to anything but darknet's default, with an example value.
-    static let rejectedKeys: [String: String] = ["new_coords": "1"]
+    static let rejectedKeys: [String: String] = [:]
 
     static let keys: Set<String> = [
         "mask", "anchors", "classes", "num", "jitter", "ignore_thresh", "truth_thresh", "random",
@@ -53,8 +59,9 @@ public struct Yolo: Sendable, Hashable {
         if scaleXY <= 0 {
             throw CfgError.invalidValue(section.location("scale_x_y"), value: String(scaleXY), expected: "a positive number")
         }
-        if try section.int("new_coords", default: 0) != 0 {
-            throw CfgError.unsupported(section.location("new_coords"), what: "new_coords=1")
+        let newCoords = try section.int("new_coords", default: 0)
+        guard newCoords == 0 || newCoords == 1 else {
+            throw CfgError.invalidValue(section.location("new_coords"), value: String(newCoords), expected: "0 or 1")
         }
         let nms: NMS.Mode
         switch section.string("nms_kind", default: "default").trimmingSpaces {
@@ -64,7 +71,9 @@ public struct Yolo: Sendable, Hashable {
             throw CfgError.invalidValue(section.location("nms_kind"), value: other,
                                         expected: "default, greedynms or diounms (cornersnms is not supported)")
         }
-        return Yolo(head: YOLOHead(anchors: anchors, mask: mask, classes: classes), scaleXY: scaleXY, nms: nms)
+        var head = YOLOHead(anchors: anchors, mask: mask, classes: classes)
+        head.newCoords = newCoords == 1
+        return Yolo(head: head, scaleXY: scaleXY, nms: nms)
     }
 
     /// Channels the input must have: `mask.count · (classes + 5)`.
@@ -76,12 +85,12 @@ public struct Yolo: Sendable, Hashable {
         let entries = head.classes + 5
         for n in 0..<head.mask.count {
             let base = output + n * entries * plane
-            Activation.logistic.apply(base, count: 2 * plane)
+            if !head.newCoords { Activation.logistic.apply(base, count: 2 * plane) }
             if scaleXY != 1 {
                 let (a, b) = (scaleXY, -0.5 * (scaleXY - 1))
                 for i in 0..<2 * plane { base[i] = base[i] * a + b }
             }
-            Activation.logistic.apply(base + 4 * plane, count: (1 + head.classes) * plane)
+            if !head.newCoords { Activation.logistic.apply(base + 4 * plane, count: (1 + head.classes) * plane) }
         }
     }
 }
