@@ -37,6 +37,8 @@ struct BenchmarkRow {
         case .dropout(let dropout): return String(format: "p %.2f", dropout.probability)
         case .sam(let sam): return "from \(sam.source)"
         case .scaleChannels(let scale): return "from \(scale.source)" + (scale.scaleWH ? " scale_wh" : "")
+        case .reorg(let reorg): return "/\(reorg.stride)" + (reorg.reverse ? " reverse" : "")
+        case .region(let region): return "classes \(region.head.classes)"
         case .avgpool, .batchnorm, .cost: return ""
         }
     }

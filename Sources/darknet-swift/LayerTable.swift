@@ -46,6 +46,11 @@ enum LayerTable {
             return String(format: "scale Layer: %d", sam.source)
         case .scaleChannels(let scale):
             return String(format: "scale Layer: %d", scale.source)
+        case .reorg(let reorg):
+            return String(format: "reorg              /%2d  %4d x%4d x%4d   ->  %4d x%4d x%4d", reorg.stride,
+                          i.width, i.height, i.channels, o.width, o.height, o.channels)
+        case .region:
+            return "detection"
         }
     }
 }

@@ -29,7 +29,10 @@ final class NetworkGoldenTests: XCTestCase {
     func testYolov3SppSyntheticEveryLayer() throws {
         try checkSynthetic(cfg: "yolov3-spp", golden: "yolov3-spp-416-synthetic.json")
     }
+}
 
+extension XCTestCase {
+    /// Every layer of `cfg` with the golden's synthetic weights, under every convolution method.
     /// Our generator must write the very bytes the oracle fed darknet (same size and FNV-1a).
     func checkSynthetic(cfg: String, golden name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let golden = try LayerGolden.load(try TestData.fixture(name))

@@ -46,10 +46,11 @@ public final class Detector: @unchecked Sendable {
         try self.init(cfg: cfg.path, weights: weights.path, options: options)
     }
 
-    /// Classes of the first `[yolo]` layer (what a names file must cover); 0 without one.
+    /// Classes of the first `[yolo]` or `[region]` layer (what a names file must cover); 0 without one.
     public var classCount: Int {
         for layer in model.layers {
             if case .yolo(let yolo) = layer.kind { return yolo.head.classes }
+            if case .region(let region) = layer.kind { return region.head.classes }
         }
         return 0
     }
@@ -129,15 +130,28 @@ public final class Detector: @unchecked Sendable {
         return try body(network)
     }
 
-    /// Candidates of every `[yolo]` output, in layer order (darknet's `fill_network_boxes`).
+    /// Candidates of every `[yolo]` output, in layer order (darknet's `fill_network_boxes`), or
+    /// of the `[region]` output (get_region_detections: anchors outermost, then cells).
     func decode(_ outputs: [Network.LayerOutput]) throws -> [Candidate] {
         var candidates: [Candidate] = []
         for output in outputs {
-            guard case .yolo(let yolo) = model.layers[output.layer].kind else { continue }
-            try output.values.withUnsafeBufferPointer { values in
-                candidates += try YOLODecoder.decode(values, gridWidth: output.shape.width, gridHeight: output.shape.height,
-                                                     head: yolo.head, networkWidth: model.net.width,
-                                                     networkHeight: model.net.height, threshold: options.threshold)
+            switch model.layers[output.layer].kind {
+            case .yolo(let yolo):
+                try output.values.withUnsafeBufferPointer { values in
+                    candidates += try YOLODecoder.decode(values, gridWidth: output.shape.width, gridHeight: output.shape.height,
+                                                         head: yolo.head, networkWidth: model.net.width,
+                                                         networkHeight: model.net.height, threshold: options.threshold)
+                }
+            case .region(let region):
+                let tensor = TensorDescriptor.nchw(channels: output.shape.channels, height: output.shape.height,
+                                                   width: output.shape.width)
+                try output.values.withUnsafeBufferPointer { values in
+                    candidates += try YOLODecoder.decode(values, tensor: tensor, head: .region(region.head),
+                                                         networkWidth: model.net.width, networkHeight: model.net.height,
+                                                         threshold: options.threshold)
+                }
+            default:
+                continue
             }
         }
         return candidates

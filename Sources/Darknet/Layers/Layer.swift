@@ -15,6 +15,8 @@ public struct Layer: Sendable, Hashable {
         case cost(Cost)
         case sam(Sam)
         case scaleChannels(ScaleChannels)
+        case reorg(Reorg)
+        case region(Region)
     }
 
     public var index: Int
@@ -42,6 +44,8 @@ public struct Layer: Sendable, Hashable {
         case .cost: return "cost"
         case .sam: return "sam"
         case .scaleChannels: return "scale_channels"
+        case .reorg: return "reorg"
+        case .region: return "region"
         }
     }
 

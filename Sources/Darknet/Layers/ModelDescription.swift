@@ -158,6 +158,31 @@ public struct ModelDescription: Sendable {
                                              detail: "scale_channels scales layer \(scale.source) (\(layers[scale.source].output)) by the previous layer (\(input)), which must be C×1×1 (1×H×W with scale_wh=1)")
             }
             known = ScaleChannels.keys
+        case "reorg":
+            let reorg = try Reorg.parse(section)
+            kind = .reorg(reorg)
+            output = reorg.outputShape(input: input)
+            if output == nil {
+                throw CfgError.shapeMismatch(section.location("stride"), layer: index,
+                                             detail: "reorg with stride=\(reorg.stride)\(reorg.reverse ? " reverse=1" : "") needs channels divisible by stride² and \(reorg.reverse ? "" : "width and height divisible by stride, ")got \(input)")
+            }
+            known = Reorg.keys
+        case "region":
+            let region = try Region.parse(section)
+            if input.channels != region.expectedChannels {
+                let location: CfgLocation
+                if let previous = layers.last, case .convolutional = previous.kind {
+                    location = CfgLocation(file: previous.location.file, line: previous.location.line,
+                                           section: previous.location.section, key: "filters")
+                } else {
+                    location = here
+                }
+                throw CfgError.filtersMismatch(location, layer: max(index - 1, 0), filters: input.channels,
+                                               expected: region.expectedChannels)
+            }
+            kind = .region(region)
+            output = input
+            known = Region.keys
         case let name where Self.classifierSections.contains(name):
             let inferred = try Self.classifierLayer(section, input: input)
             (kind, output, known) = (inferred.0, inferred.1, inferred.2)

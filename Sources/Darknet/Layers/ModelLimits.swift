@@ -21,7 +21,7 @@ extension ModelDescription {
                       ("padding", maximumKernelSide), ("groups", maximumChannels)]
         case "maxpool", "max":
             limits = [("size", maximumKernelSide), ("stride", maximumKernelSide), ("padding", maximumKernelSide)]
-        case "upsample":
+        case "upsample", "reorg":
             limits = [("stride", maximumKernelSide)]
         case "yolo", "region":
             limits = [("num", maximumAnchors), ("classes", maximumChannels)]

@@ -48,6 +48,8 @@ public enum SupportTable {
         Section(["cost"], keys: Cost.keys, honoured: Cost.honouredKeys, rejected: Cost.rejectedKeys),
         Section(["sam"], keys: Sam.keys, honoured: Sam.honouredKeys),
         Section(["scale_channels"], keys: ScaleChannels.keys, honoured: ScaleChannels.honouredKeys),
+        Section(["reorg"], keys: Reorg.keys, honoured: Reorg.honouredKeys, rejected: Reorg.rejectedKeys),
+        Section(["region"], keys: Region.keys, honoured: Region.honouredKeys, rejected: Region.rejectedKeys),
     ]
 
     /// Sections of pjreddie's or AlexeyAB's darknet this engine does not run (an error naming
@@ -55,7 +57,7 @@ public enum SupportTable {
     public static let unsupportedSections: [String] = [
         "activation", "conv_lstm", "contrastive", "crnn", "crop", "deconvolutional", "detection", "empty",
         "deconv", "gaussian_yolo", "gru", "history", "implicit", "iseg", "l2norm", "local", "logistic", "lrn", "lstm",
-        "normalization", "region", "reorg", "reorg3d", "rnn", "silence",
+        "normalization", "reorg3d", "rnn", "silence",
     ]
 
     /// The table as Markdown: one row per section, options grouped by status.

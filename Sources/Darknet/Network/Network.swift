@@ -63,7 +63,7 @@ public final class Network {
                 let method = prepared[layer.index].map(Self.method) ?? .im2col
                 workspaceCount = max(workspaceCount, conv.workspaceCount(input: layer.input, output: layer.output,
                                                                          method: method, batch: batch))
-            case .connected, .softmax:
+            case .connected, .softmax, .reorg:
                 if batch > 1 { workspaceCount = max(workspaceCount, layer.input.count + layer.output.count) }  // `eachImage`
             default:
                 break
@@ -238,7 +238,8 @@ public final class Network {
         }
     }
 
-    /// Indices of the layers `forward` returns: every `[yolo]`, else the last layer.
+    /// Indices of the layers `forward` returns: every `[yolo]`, else the last layer (a
+    /// `[region]`, a classifier's `[softmax]`…).
     public var outputLayers: [Int] { Self.outputLayers(of: model) }
 
     private static func outputLayers(of model: ModelDescription) -> [Int] {
@@ -302,13 +303,17 @@ public final class Network {
         case .scaleChannels(let scale):
             scale.forward(input: previous, source: UnsafePointer(output(of: scale.source)), sourceShape: planes(layer.output),
                           output: out, batch: batch)
+        case .reorg(let reorg):
+            eachImage(layer, previous, out) { reorg.forward(input: $0, inputShape: layer.input, output: $1) }
+        case .region(let region):
+            region.forward(input: previous, output: out, shape: stacked(layer.output))
         case .dropout, .cost:
             if out != previous { out.update(from: previous, count: layer.output.count * batch) }
         }
     }
 
     /// Runs `body` on each image of the batch in CHW: the layers that mix channels and pixels of
-    /// one image (`[connected]`, `[softmax]`). Image `b` is gathered into the workspace, and its
+    /// one image (`[connected]`, `[softmax]`, `[reorg]`). Image `b` is gathered into the workspace, and its
     /// output scattered back into the channel-major batch. One image: `body(input, output)`.
     private func eachImage(_ layer: Layer, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
                            _ body: (UnsafePointer<Float>, UnsafeMutablePointer<Float>) -> Void) {

@@ -1,0 +1,93 @@
+import Foundation
+import YOLO
+
+/// `[region]` (YOLOv2's detection layer), pjreddie's region_layer.c at inference: input =
+/// output `num · (coords + 1 + classes) × H × W`, one block of planes per anchor (x, y, w, h,
+/// objectness, class scores). `forward_region_layer` copies the input, applies the logistic to
+/// x, y and objectness, and a softmax across the class scores of each cell and anchor
+/// (blas.c `softmax` with temperature 1 over planes `H·W` apart, from the raw input), or a
+/// logistic on each score with `softmax=0`; w and h stay raw. Boxes are decoded by the
+/// `YOLO` module (`RegionHead`: anchors in grid cells, get_region_box /
+/// correct_region_boxes), not here.
+///
+/// parse_region's defaults: coords 4, classes 20, num 1, softmax 0, anchors 0.5 where not
+/// listed (make_region_layer). Only `coords=4` is supported, and yolo9000's softmax tree,
+/// class `map`, `background`, `log` and `sqrt` are typed errors.
+public struct Region: Sendable, Hashable {
+    public var head: RegionHead
+
+    static let keys: Set<String> = [
+        "coords", "classes", "num", "softmax", "anchors", "log", "sqrt", "background", "max", "jitter", "rescore",
+        "thresh", "classfix", "absolute", "random", "coord_scale", "object_scale", "noobject_scale", "mask_scale",
+        "class_scale", "bias_match", "tree", "map", "focal_loss", "resize",
+    ]
+    /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
+    static let honouredKeys: Set<String> = ["coords", "classes", "num", "softmax", "anchors"]
+    /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
+    static let rejectedKeys: [String: String] = ["tree": "data/9k.tree", "map": "data/coco9k.map", "background": "1",
+                                                 "log": "1", "sqrt": "1"]
+
+    static func parse(_ section: CfgSection) throws -> Region {
+        let coords = try section.int("coords", default: 4)
+        if coords != 4 {
+            throw CfgError.unsupported(section.location("coords"), what: "coords=\(coords) in [region] (only 4)")
+        }
+        let classes = try section.int("classes", default: 20)
+        let num = try section.int("num", default: 1)
+        for (key, value) in [("classes", classes), ("num", num)] where value < 1 {
+            throw CfgError.invalidValue(section.location(key), value: String(value), expected: "an integer ≥ 1")
+        }
+        for key in ["tree", "map"] where section.option(key) != nil {
+            throw CfgError.unsupported(section.location(key), what: "\(key) in [region] (yolo9000's hierarchy)")
+        }
+        for key in ["background", "log", "sqrt"] where try section.int(key, default: 0) != 0 {
+            throw CfgError.unsupported(section.location(key), what: "\(key) in [region]")
+        }
+        let softmax = try section.int("softmax", default: 0) != 0
+        // make_region_layer sets every bias to 0.5; parse_region overwrites them from `anchors`.
+        var anchors = [Float](repeating: 0.5, count: num * 2)
+        if let listed = try section.floatList("anchors") {
+            for (i, value) in listed.prefix(num * 2).enumerated() { anchors[i] = value }
+        }
+        return Region(head: RegionHead(anchors: anchors, classes: classes, softmax: softmax))
+    }
+
+    /// Channels the input must have: `num · (4 + 1 + classes)`.
+    public var expectedChannels: Int { head.anchorCount * (head.classes + 5) }
+
+    /// `forward_region_layer` on `shape` (a channel-major batch: each channel's planes
+    /// stacked, as `Network` passes it; the softmax runs over each cell of each plane).
+    func forward(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, shape: TensorShape) {
+        let plane = shape.height * shape.width
+        output.update(from: input, count: shape.count)
+        let entries = head.classes + 5
+        for n in 0..<head.anchorCount {
+            let base = output + n * entries * plane
+            Activation.logistic.apply(base, count: 2 * plane)
+            Activation.logistic.apply(base + 4 * plane, count: plane)
+            if !head.softmax { Activation.logistic.apply(base + 5 * plane, count: head.classes * plane) }
+        }
+        guard head.softmax else { return }
+        for n in 0..<head.anchorCount {
+            let scores = input + (n * entries + 5) * plane, out = output + (n * entries + 5) * plane
+            for cell in 0..<plane {
+                Self.softmax(scores + cell, count: head.classes, stride: plane, into: out + cell)
+            }
+        }
+    }
+
+    /// blas.c `softmax(input, n, temp = 1, stride, output)`: largest from −FLT_MAX, each
+    /// `e = exp(x − largest)` (Float subtraction, C's double `exp` rounded to Float), a Float
+    /// running sum, then each `e / sum`.
+    static func softmax(_ x: UnsafePointer<Float>, count: Int, stride: Int, into y: UnsafeMutablePointer<Float>) {
+        var largest = -Float.greatestFiniteMagnitude
+        for i in 0..<count where x[i * stride] > largest { largest = x[i * stride] }
+        var sum: Float = 0
+        for i in 0..<count {
+            let e = Float(Foundation.exp(Double(x[i * stride] - largest)))
+            sum += e
+            y[i * stride] = e
+        }
+        for i in 0..<count { y[i * stride] /= sum }
+    }
+}
