@@ -10,7 +10,8 @@ import XCTest
 /// data/dog.jpg (letterbox, `network_predict`, `top_k`) equal in order, scores within 1e-5.
 ///
 /// Covered: tiny, darknet, darknet19, darknet53, extraction, densenet201, writing at 64×64,
-/// alexnet at 128×128 (its last 3×3 maxpool needs a 2×2 or larger input), cifar at 28×28.
+/// alexnet at 128×128 (its last 3×3 maxpool needs a 2×2 or larger input), cifar at 28×28,
+/// resnet18, resnet50 and resnext50 at 64×64.
 final class ClassifierGoldenTests: XCTestCase {
     func testTiny() throws { try check("tiny", size: 64) }
     /// darknet.cfg, the "Darknet Reference" model.
@@ -25,6 +26,11 @@ final class ClassifierGoldenTests: XCTestCase {
     func testDensenet201() throws { try check("densenet201", size: 64) }
     /// `[connected]` and `[dropout]` layers.
     func testAlexnet() throws { try check("alexnet", size: 128) }
+    /// Residual `[shortcut]`s (with a 1×1 projection where the shapes change).
+    func testResnet18() throws { try check("resnet18", size: 64) }
+    func testResnet50() throws { try check("resnet50", size: 64) }
+    /// ResNeXt: grouped 3×3 convolutions (groups=32) inside the residual blocks.
+    func testResnext50() throws { try check("resnext50", size: 64) }
 
     struct TopGolden: Decodable {
         var networkWidth: Int
