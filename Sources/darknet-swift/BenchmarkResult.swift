@@ -23,7 +23,9 @@ struct BenchmarkRow {
         switch layer.kind {
         case .convolutional(let conv):
             let groups = conv.groups > 1 ? " groups \(conv.groups)" : ""
-            return "\(conv.filters) \(conv.size)x\(conv.size)/\(conv.stride) \(conv.activation.rawValue)\(groups)"
+            let stride = conv.strideY == conv.stride ? "\(conv.stride)" : "\(conv.stride)x\(conv.strideY)"
+            let dilation = conv.dilation > 1 ? " dilation \(conv.dilation)" : ""
+            return "\(conv.filters) \(conv.size)x\(conv.size)/\(stride) \(conv.activation.rawValue)\(groups)\(dilation)"
         case .maxpool(let pool): return "\(pool.size)x\(pool.size)/\(pool.stride)"
         case .upsample(let upsample): return upsample.reverse ? "/\(upsample.stride)" : "\(upsample.stride)x"
         case .route(let route):

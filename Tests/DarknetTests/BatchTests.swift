@@ -71,6 +71,19 @@ final class BatchTests: XCTestCase {
             stride=1
             pad=1
             activation=mish
+            [convolutional]
+            filters=4
+            size=3
+            pad=1
+            dilation=2
+            activation=leaky
+            [convolutional]
+            filters=3
+            size=3
+            stride_x=2
+            stride_y=1
+            pad=1
+            activation=linear
             """
         let (savedIm2col, savedWinograd) = (Convolutional.im2colBlockFloats, Winograd.blockFloats)
         defer { (Convolutional.im2colBlockFloats, Winograd.blockFloats) = (savedIm2col, savedWinograd) }

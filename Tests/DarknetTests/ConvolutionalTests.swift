@@ -5,6 +5,9 @@ import XCTest
 final class ConvolutionalTests: XCTestCase {
     struct Case {
         var channels, height, width, filters, size, stride, pad, groups: Int
+        /// AlexeyAB's `stride_y` (nil: `stride`) and `dilation` (with `pad = size/2`, as he requires).
+        var strideY: Int? = nil
+        var dilation = 1
     }
 
     static let cases: [Case] = [
@@ -18,6 +21,10 @@ final class ConvolutionalTests: XCTestCase {
         Case(channels: 2, height: 6, width: 4, filters: 3, size: 2, stride: 2, pad: 0, groups: 1),   // even kernel
         Case(channels: 2, height: 3, width: 3, filters: 3, size: 5, stride: 1, pad: 2, groups: 1),   // kernel larger than image
         Case(channels: 3, height: 6, width: 6, filters: 4, size: 1, stride: 2, pad: 0, groups: 1),   // 1×1 stride 2: im2col path
+        Case(channels: 3, height: 9, width: 11, filters: 4, size: 3, stride: 1, pad: 1, groups: 1, dilation: 2),
+        Case(channels: 4, height: 13, width: 7, filters: 4, size: 5, stride: 2, pad: 2, groups: 2, dilation: 3),
+        Case(channels: 3, height: 9, width: 10, filters: 5, size: 3, stride: 2, pad: 1, groups: 1, strideY: 1),
+        Case(channels: 2, height: 11, width: 6, filters: 3, size: 1, stride: 1, pad: 0, groups: 1, strideY: 2), // 1×1 stride_y 2
     ]
 
     func testFastMatchesReference() throws {
@@ -38,7 +45,7 @@ final class ConvolutionalTests: XCTestCase {
         var generator = SplitMix64(state: 42)
         for c in Self.cases {
             let conv = Convolutional(filters: c.filters, size: c.size, stride: c.stride, padding: c.pad, groups: c.groups,
-                                     batchNormalize: false, activation: .linear)
+                                     batchNormalize: false, activation: .linear, strideY: c.strideY, dilation: c.dilation)
             let inputShape = TensorShape(channels: c.channels, height: c.height, width: c.width)
             let outputShape = try XCTUnwrap(conv.outputShape(input: inputShape))
             let input = (0..<inputShape.count).map { _ in generator.uniform(-1, 1) }
@@ -56,11 +63,54 @@ final class ConvolutionalTests: XCTestCase {
             }
             let reference = ReferenceConvolution.forward(input: input, channels: c.channels, height: c.height, width: c.width,
                                                          weights: weights, filters: c.filters, size: c.size, stride: c.stride,
-                                                         pad: c.pad, groups: c.groups)
+                                                         pad: c.pad, groups: c.groups, strideY: c.strideY, dilation: c.dilation)
             let plane = outputShape.height * outputShape.width
             for i in 0..<output.count {
                 XCTAssertEqual(output[i], reference[i] + biases[i / plane], accuracy: 1e-4, "\(c) at \(i)")
             }
+        }
+    }
+
+    /// The reference's dilated geometry, worked by hand: a 5×5 image holding 0…24, a 3×3 kernel
+    /// of ones, dilation 2, `pad=1` (a border of 2): output (0, 0) sums the taps at rows and
+    /// columns −2, 0, 2 inside the image, 0 + 2 + 10 + 12 = 24; output (2, 2) the taps at 0, 2, 4,
+    /// (0 + 2 + 4) + (10 + 12 + 14) + (20 + 22 + 24) = 108.
+    func testReferenceDilationByHand() {
+        let output = ReferenceConvolution.forward(input: (0..<25).map(Float.init), channels: 1, height: 5, width: 5,
+                                                  weights: [Float](repeating: 1, count: 9), filters: 1, size: 3, stride: 1,
+                                                  pad: 1, groups: 1, dilation: 2)
+        XCTAssertEqual(output.count, 25)
+        XCTAssertEqual(output[0], 24)
+        XCTAssertEqual(output[2 * 5 + 2], 108)
+        // stride_x 2, stride_y 1, no dilation: 5 rows × 3 columns; output (1, 1) centres on pixel (1, 2).
+        let anisotropic = ReferenceConvolution.forward(input: (0..<25).map(Float.init), channels: 1, height: 5, width: 5,
+                                                       weights: [Float](repeating: 1, count: 9), filters: 1, size: 3,
+                                                       stride: 2, pad: 1, groups: 1, strideY: 1)
+        XCTAssertEqual(anisotropic.count, 15)
+        XCTAssertEqual(anisotropic[1 * 3 + 1], (1 + 2 + 3) + (6 + 7 + 8) + (11 + 12 + 13))
+    }
+
+    /// stride_x / stride_y / dilation from the cfg: shapes, and the errors.
+    func testStrideXYAndDilationFromTheCfg() throws {
+        func parse(_ body: String) throws -> ModelDescription {
+            try ModelDescription(text: "[net]\nwidth=20\nheight=12\nchannels=3\n[convolutional]\nfilters=4\nsize=3\npad=1\n" + body)
+        }
+        let strided = try parse("stride_x=2\nstride_y=1\n")
+        XCTAssertEqual(strided.layers[0].output, TensorShape(channels: 4, height: 12, width: 10))
+        let dilated = try parse("dilation=2\n")
+        XCTAssertEqual(dilated.layers[0].output, TensorShape(channels: 4, height: 12, width: 20))
+        guard case .convolutional(let conv) = dilated.layers[0].kind else { return XCTFail("not a convolution") }
+        XCTAssertEqual(conv.dilation, 2)
+        XCTAssertFalse(conv.winogradEligible)
+        for (body, key) in [("stride_x=0\n", "stride_x"), ("dilation=0\n", "dilation")] {
+            XCTAssertThrowsError(try parse(body)) { error in
+                guard case .invalidValue(let location, _, _)? = error as? CfgError else { return XCTFail("\(body): \(error)") }
+                XCTAssertEqual(location.key, key)
+            }
+        }
+        XCTAssertThrowsError(try ModelDescription(text: "[net]\nwidth=9\nheight=9\nchannels=3\n[convolutional]\nfilters=4\nsize=3\npadding=0\ndilation=2\n")) { error in
+            guard case .unsupported(let location, _)? = error as? CfgError else { return XCTFail("\(error)") }
+            XCTAssertEqual(location.key, "dilation")
         }
     }
 

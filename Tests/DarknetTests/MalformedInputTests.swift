@@ -170,7 +170,11 @@ final class MalformedInputTests: XCTestCase {
         addAt("conv kernel larger than input", "convolutional", 1, "size", "99", kind: "inputTooSmall", errorKey: nil)
         add("conv bad number", "convolutional", "filters", "eight", kind: "badNumber")
         add("conv bad activation", "convolutional", "activation", "sparkle", kind: "invalidValue")
-        add("conv dilation", "convolutional", "dilation", "2", kind: "unsupported")
+        // dilation, stride_x, stride_y (AlexeyAB): below 1 or over the kernel-side limit. (A dilation
+        // with a padding other than size/2 is unsupported: ConvolutionalTests.)
+        for (key, value) in [("dilation", "0"), ("dilation", "16385"), ("stride_x", "0"), ("stride_y", "-1"), ("stride_y", "16385")] {
+            add("conv \(key) \(value)", "convolutional", key, value, kind: "invalidValue")
+        }
         addAt("conv too many weights", "convolutional", 0, "size", "16384", kind: "shapeMismatch", errorKey: nil)
         // [maxpool], [upsample]
         for (key, value) in [("size", "0"), ("stride", "0"), ("stride", "-2"), ("padding", "-1"), ("size", "16385"), ("padding", "9223372036854775807")] {

@@ -131,7 +131,7 @@ final class ModelDescriptionTests: XCTestCase {
     }
 
     func testUnsupportedOptionsAreErrorsNotIgnored() {
-        for body in ["[convolutional]\nfilters=8\ndilation=2\n", "[convolutional]\nfilters=8\nbinary=1\n",
+        for body in ["[convolutional]\nfilters=8\nsize=3\ndilation=2\n", "[convolutional]\nfilters=8\nbinary=1\n",
                      "[convolutional]\nfilters=8\nantialiasing=1\n"] {
             guard case .unsupported? = error(body) else { return XCTFail("expected unsupported for \(body)") }
         }

@@ -1,6 +1,11 @@
 /// darknet's `im2col_cpu`: unfolds a `channels × height × width` image into the
 /// `(channels·size·size) × (outHeight·outWidth)` matrix a convolution multiplies by its
 /// weights. Pixels outside the image (the `pad` border) are 0.
+///
+/// AlexeyAB's `im2col_cpu_ext` generalises it: `strideY` (default `stride`) steps the rows,
+/// and `dilation` spaces the taps: tap `(ky, kx)` of output `(oy, ox)` reads pixel
+/// `(oy·strideY + ky·dilation − pad, ox·stride + kx·dilation − pad)`, and
+/// `outHeight = (height + 2·pad − dilation·(size − 1) − 1) / strideY + 1`.
 enum Im2col {
     /// The fast path: for each matrix row (channel, ky, kx) the in-image run of output
     /// columns is computed once, then copied without per-element bounds checks (a block
@@ -16,11 +21,13 @@ enum Im2col {
     /// `r` is written at `columns + r·rowPitch` (default: the row's length), so the images of a
     /// batch unfold side by side into one matrix that one GEMM multiplies.
     static func unfold(_ image: UnsafePointer<Float>, channels: Int, height: Int, width: Int,
-                       size: Int, stride: Int, pad: Int, outputRows: Range<Int>? = nil,
-                       channelStride: Int? = nil, rowPitch: Int? = nil,
+                       size: Int, stride: Int, pad: Int, strideY: Int? = nil, dilation: Int = 1,
+                       outputRows: Range<Int>? = nil, channelStride: Int? = nil, rowPitch: Int? = nil,
                        into columns: UnsafeMutablePointer<Float>) {
-        let outHeight = (height + 2 * pad - size) / stride + 1
-        let outWidth = (width + 2 * pad - size) / stride + 1
+        let strideY = strideY ?? stride
+        let extent = dilation * (size - 1) + 1
+        let outHeight = (height + 2 * pad - extent) / strideY + 1
+        let outWidth = (width + 2 * pad - extent) / stride + 1
         let block = outputRows ?? 0..<outHeight
         let rows = channels * size * size
         let rowLength = block.count * outWidth
@@ -31,18 +38,19 @@ enum Im2col {
                 let ky = (row / size) % size
                 let channel = row / size / size
                 unfoldRow(plane: image + channel * plane, height: height, width: width,
-                          kx: kx, ky: ky, stride: stride, pad: pad, outputRows: block, outWidth: outWidth,
-                          into: columns + row * pitch)
+                          kx: kx * dilation, ky: ky * dilation, stride: stride, strideY: strideY, pad: pad,
+                          outputRows: block, outWidth: outWidth, into: columns + row * pitch)
             }
         }
     }
 
-    /// One matrix row: every output position's pixel at kernel tap (`ky`, `kx`).
-    /// Input column of output column `ox` is `x = kx + ox·stride − pad`; it lies in
-    /// `0..<width` exactly for `ox` in `firstValid..<lastValid` below.
+    /// One matrix row: every output position's pixel at kernel tap offset (`ky`, `kx`) (the
+    /// tap index times the dilation). Input column of output column `ox` is
+    /// `x = kx + ox·stride − pad`; it lies in `0..<width` exactly for `ox` in
+    /// `firstValid..<lastValid` below. Row `oy` reads input row `ky + oy·strideY − pad`.
     @inline(__always)
     private static func unfoldRow(plane: UnsafePointer<Float>, height: Int, width: Int, kx: Int, ky: Int,
-                                  stride: Int, pad: Int, outputRows: Range<Int>, outWidth: Int,
+                                  stride: Int, strideY: Int, pad: Int, outputRows: Range<Int>, outWidth: Int,
                                   into out: UnsafeMutablePointer<Float>) {
         // x ≥ 0  ⇔  ox ≥ ceil((pad − kx) / stride);  x < width  ⇔  ox ≤ (width − 1 + pad − kx) / stride.
         let firstValid = pad > kx ? min(outWidth, (pad - kx + stride - 1) / stride) : 0
@@ -51,7 +59,7 @@ enum Im2col {
         let runLength = lastValid - firstValid
         let firstX = kx + firstValid * stride - pad
         for oy in outputRows {
-            let y = ky + oy * stride - pad
+            let y = ky + oy * strideY - pad
             let outRow = out + (oy - outputRows.lowerBound) * outWidth
             if y < 0 || y >= height || runLength == 0 {
                 outRow.update(repeating: 0, count: outWidth)
@@ -74,18 +82,19 @@ enum Im2col {
 
     /// The naive unfold, element by element from the definition: the reference `unfold` is tested against.
     static func unfoldReference(_ image: UnsafePointer<Float>, channels: Int, height: Int, width: Int,
-                                size: Int, stride: Int, pad: Int,
+                                size: Int, stride: Int, pad: Int, strideY: Int? = nil, dilation: Int = 1,
                                 into columns: UnsafeMutablePointer<Float>) {
-        let outHeight = (height + 2 * pad - size) / stride + 1
-        let outWidth = (width + 2 * pad - size) / stride + 1
+        let strideY = strideY ?? stride
+        let outHeight = (height + 2 * pad - dilation * (size - 1) - 1) / strideY + 1
+        let outWidth = (width + 2 * pad - dilation * (size - 1) - 1) / stride + 1
         for row in 0..<(channels * size * size) {
             let kx = row % size
             let ky = (row / size) % size
             let channel = row / size / size
             for oy in 0..<outHeight {
                 for ox in 0..<outWidth {
-                    let y = ky + oy * stride - pad
-                    let x = kx + ox * stride - pad
+                    let y = ky * dilation + oy * strideY - pad
+                    let x = kx * dilation + ox * stride - pad
                     let inside = y >= 0 && y < height && x >= 0 && x < width
                     columns[(row * outHeight + oy) * outWidth + ox] = inside ? image[(channel * height + y) * width + x] : 0
                 }

@@ -37,7 +37,7 @@ public enum ConvolutionMethod: String, Sendable, Hashable {
 
 extension Convolutional {
     /// True when Winograd F(4×4, 3×3) computes this layer: 3×3, stride 1, no groups.
-    public var winogradEligible: Bool { size == 3 && stride == 1 && groups == 1 }
+    public var winogradEligible: Bool { size == 3 && stride == 1 && strideY == 1 && dilation == 1 && groups == 1 }
 }
 
 extension ModelDescription {

@@ -1,17 +1,44 @@
 /// `[convolutional]`: input `C×H×W` → `filters × outH × outW`, with
-/// `outH = (H + 2·padding − size) / stride + 1` (darknet's `convolutional_out_height`).
+/// `outH = (H + 2·padding − size) / strideY + 1`, `outW = (W + 2·padding − size) / stride + 1`
+/// (darknet's `convolutional_out_height`/`_width`).
 ///
 /// darknet's defaults: filters 1, size 1, stride 1, pad 0, padding 0 (`pad=1` means
 /// `padding = size/2`), groups 1, activation logistic, batch_normalize 0. Batch norm is
 /// folded into the weights at load (see `ConvolutionWeights`).
+///
+/// AlexeyAB's `stride_x`/`stride_y` (default `stride`) step the kernel separately along x and
+/// y, and `dilation = d` spreads its taps `d` pixels apart (ignored for `size=1`): his CPU path
+/// calls `im2col_cpu_ext` with padding `padding·d`, so tap `(ky, kx)` of output `(oy, ox)` reads
+/// input `(oy·strideY + ky·d − padding·d, ox·stride + kx·d − padding·d)`. His layer size ignores
+/// `d`; it equals the taps' geometry `(H + 2·padding·d − d·(size − 1) − 1) / strideY + 1` when
+/// `padding = size/2` with an odd size (`pad=1`, every published cfg). Other paddings with
+/// `d > 1` make his size and his im2col disagree, and are a typed error here.
 public struct Convolutional: Sendable, Hashable {
     public var filters: Int
     public var size: Int
+    /// The horizontal stride (`stride_x`, default `stride`; darknet's `l.stride`).
     public var stride: Int
     public var padding: Int
     public var groups: Int
     public var batchNormalize: Bool
     public var activation: Activation
+    /// The vertical stride (`stride_y`, default `stride`).
+    public var strideY: Int
+    /// Spacing of the kernel taps (`dilation`, default 1).
+    public var dilation: Int
+
+    public init(filters: Int, size: Int, stride: Int, padding: Int, groups: Int, batchNormalize: Bool,
+                activation: Activation, strideY: Int? = nil, dilation: Int = 1) {
+        self.filters = filters
+        self.size = size
+        self.stride = stride
+        self.padding = padding
+        self.groups = groups
+        self.batchNormalize = batchNormalize
+        self.activation = activation
+        self.strideY = strideY ?? stride
+        self.dilation = dilation
+    }
 
     static let keys: Set<String> = [
         "filters", "size", "stride", "pad", "padding", "groups", "activation", "batch_normalize",
@@ -20,9 +47,10 @@ public struct Convolutional: Sendable, Hashable {
         "coordconv", "angle",
     ]
     /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
-    static let honouredKeys: Set<String> = ["filters", "size", "stride", "pad", "padding", "groups", "activation", "batch_normalize"]
+    static let honouredKeys: Set<String> = ["filters", "size", "stride", "pad", "padding", "groups", "activation", "batch_normalize",
+                                            "stride_x", "stride_y", "dilation"]
     /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
-    static let rejectedKeys: [String: String] = ["binary": "1", "xnor": "1", "flipped": "1", "dilation": "2", "stride_x": "2", "stride_y": "2", "dot": "0.5", "bin_output": "1", "share_index": "0", "antialiasing": "1", "assisted_excitation": "1", "sway": "1", "rotate": "1", "stretch": "1", "stretch_sway": "1", "deform": "1", "coordconv": "1"]
+    static let rejectedKeys: [String: String] = ["binary": "1", "xnor": "1", "flipped": "1", "dot": "0.5", "bin_output": "1", "share_index": "0", "antialiasing": "1", "assisted_excitation": "1", "sway": "1", "rotate": "1", "stretch": "1", "stretch_sway": "1", "deform": "1", "coordconv": "1"]
 
     static func parse(_ section: CfgSection) throws -> Convolutional {
         let filters = try section.int("filters", default: 1)
@@ -45,20 +73,24 @@ public struct Convolutional: Sendable, Hashable {
         for key in ["binary", "xnor", "flipped"] where try section.int(key, default: 0) != 0 {
             throw CfgError.unsupported(section.location(key), what: "\(key)=1 convolutions")
         }
-        if try section.int("dilation", default: 1) != 1 {
-            throw CfgError.unsupported(section.location("dilation"), what: "dilated convolutions")
+        let strideX = try section.int("stride_x", default: stride)
+        let strideY = try section.int("stride_y", default: stride)
+        var dilation = try section.int("dilation", default: 1)
+        // (darknet falls back to `stride` for a stride_x/stride_y below 1; here it is an error.)
+        for (key, value) in [("stride_x", strideX), ("stride_y", strideY), ("dilation", dilation)] where value < 1 {
+            throw CfgError.invalidValue(section.location(key), value: String(value), expected: "an integer ≥ 1")
         }
-        for key in ["stride_x", "stride_y"] where section.option(key) != nil {
-            if try section.int(key, default: stride) != stride {
-                throw CfgError.unsupported(section.location(key), what: "different horizontal and vertical strides")
-            }
+        if size == 1 { dilation = 1 }  // parse_convolutional ignores dilation for 1×1 kernels
+        if dilation > 1 && (size % 2 == 0 || padding != size / 2) {
+            throw CfgError.unsupported(section.location("dilation"),
+                                       what: "dilation=\(dilation) with padding=\(padding) and size=\(size) (darknet's layer size and its im2col disagree unless pad=1 with an odd size)")
         }
         try rejectUnhonoured(section)
         let activation = try Activation(cfgName: section.string("activation", default: "logistic"),
                                         location: section.location("activation"))
-        return Convolutional(filters: filters, size: size, stride: stride, padding: padding, groups: groups,
+        return Convolutional(filters: filters, size: size, stride: strideX, padding: padding, groups: groups,
                              batchNormalize: try section.int("batch_normalize", default: 0) != 0,
-                             activation: activation)
+                             activation: activation, strideY: strideY, dilation: dilation)
     }
 
     /// AlexeyAB's options this engine does not implement, with the value that means "off"
@@ -84,7 +116,7 @@ public struct Convolutional: Sendable, Hashable {
 
     /// Pure shape inference; nil when the input is too small for size/stride/padding.
     public func outputShape(input: TensorShape) -> TensorShape? {
-        let outHeight = (input.height + 2 * padding - size) / stride + 1
+        let outHeight = (input.height + 2 * padding - size) / strideY + 1
         let outWidth = (input.width + 2 * padding - size) / stride + 1
         guard input.height + 2 * padding >= size, input.width + 2 * padding >= size,
               outHeight > 0, outWidth > 0 else { return nil }
@@ -100,7 +132,7 @@ public struct Convolutional: Sendable, Hashable {
     }
 
     /// True when the convolution is a plain matrix product of weights and input (1×1, stride 1, no padding).
-    public var isPointwise: Bool { size == 1 && stride == 1 && padding == 0 }
+    public var isPointwise: Bool { size == 1 && stride == 1 && strideY == 1 && padding == 0 }
 
     /// Floats of workspace this layer needs under `method` for `batch` images (0 for pointwise convolutions).
     public func workspaceCount(input: TensorShape, output: TensorShape, method: ConvolutionMethod = .im2col,
@@ -198,7 +230,8 @@ public struct Convolutional: Sendable, Hashable {
                         for image in 0..<images {
                             Im2col.unfold(groupInput + (first + image) * inputPlane, channels: channelsPerGroup,
                                           height: inputShape.height, width: inputShape.width, size: size, stride: stride,
-                                          pad: padding, channelStride: channelStride, rowPitch: images * spatial,
+                                          pad: padding * dilation, strideY: strideY, dilation: dilation,
+                                          channelStride: channelStride, rowPitch: images * spatial,
                                           into: workspace + image * spatial)
                         }
                         timer?.lap(\.im2col)
@@ -213,8 +246,9 @@ public struct Convolutional: Sendable, Hashable {
                         let rows = first..<min(outputShape.height, first + blockRows)
                         let columns = rows.count * outputShape.width
                         Im2col.unfold(groupInput + image * inputPlane, channels: channelsPerGroup, height: inputShape.height,
-                                      width: inputShape.width, size: size, stride: stride, pad: padding,
-                                      outputRows: rows, channelStride: channelStride, into: workspace)
+                                      width: inputShape.width, size: size, stride: stride, pad: padding * dilation,
+                                      strideY: strideY, dilation: dilation, outputRows: rows, channelStride: channelStride,
+                                      into: workspace)
                         timer?.lap(\.im2col)
                         GEMM.multiply(m: filtersPerGroup, n: columns, k: k, a: groupWeights, lda: k, b: workspace,
                                       ldb: columns, c: groupOutput + image * spatial + first * outputShape.width,

@@ -81,7 +81,7 @@ public struct ModelDescription: Sendable {
             kind = .convolutional(conv)
             output = conv.outputShape(input: input)
             if output == nil {
-                throw CfgError.inputTooSmall(here, layer: index, detail: "\(input) with size=\(conv.size) stride=\(conv.stride) padding=\(conv.padding)")
+                throw CfgError.inputTooSmall(here, layer: index, detail: "\(input) with size=\(conv.size) stride=\(conv.stride)\(conv.strideY == conv.stride ? "" : " stride_y=\(conv.strideY)") padding=\(conv.padding)")
             }
             known = Convolutional.keys
         case "maxpool", "max":

@@ -18,6 +18,7 @@ extension ModelDescription {
         switch section.name {
         case "convolutional", "conv":
             limits = [("filters", maximumChannels), ("size", maximumKernelSide), ("stride", maximumKernelSide),
+                      ("stride_x", maximumKernelSide), ("stride_y", maximumKernelSide), ("dilation", maximumKernelSide),
                       ("padding", maximumKernelSide), ("groups", maximumChannels)]
         case "maxpool", "max":
             limits = [("size", maximumKernelSide), ("stride", maximumKernelSide), ("padding", maximumKernelSide)]
