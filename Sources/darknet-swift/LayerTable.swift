@@ -17,14 +17,15 @@ enum LayerTable {
         let shapes = String(format: "%4d x%4d x%4d   ->  %4d x%4d x%4d", i.width, i.height, i.channels, o.width, o.height, o.channels)
         switch layer.kind {
         case .convolutional(let conv):
+            let kernel: String
             if conv.strideY != conv.stride {  // AlexeyAB's "%2dx%2d/%2dx%2d"
-                return String(format: "conv  %5d %2dx%2d/%2dx%2d ", conv.filters, conv.size, conv.size, conv.stride, conv.strideY)
+                kernel = String(format: "conv  %5d %2dx%2d/%2dx%2d ", conv.filters, conv.size, conv.size, conv.stride, conv.strideY)
+            } else if conv.dilation > 1 {  // AlexeyAB's "%2d x%2d/%2d(%1d)"
+                kernel = String(format: "conv  %5d %2d x%2d/%2d(%1d)", conv.filters, conv.size, conv.size, conv.stride, conv.dilation)
+            } else {
+                kernel = String(format: "conv  %5d %2d x%2d /%2d  ", conv.filters, conv.size, conv.size, conv.stride)
             }
-            if conv.dilation > 1 {  // AlexeyAB's "%2d x%2d/%2d(%1d)"
-                return String(format: "conv  %5d %2d x%2d/%2d(%1d)", conv.filters, conv.size, conv.size, conv.stride, conv.dilation)
-            }
-            return String(format: "conv  %5d %2d x%2d /%2d  ", conv.filters, conv.size, conv.size, conv.stride)
-                + shapes + String(format: "  %5.3f BFLOPs", layer.bflops)
+            return kernel + shapes + String(format: "  %5.3f BFLOPs", layer.bflops)
         case .maxpool(let pool):
             return String(format: "max          %d x %d / %d  ", pool.size, pool.size, pool.stride) + shapes
         case .upsample(let upsample):

@@ -53,6 +53,26 @@ final class SummaryCommandTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("\n   75 avg                        2 x   2 x1024   ->  1024\n"), result.stdout)
     }
 
+    /// yolov2's [reorg] and [region] rows, as darknet prints them (`reorg /2 …`, `detection`).
+    func testYolov2ReorgAndRegionRows() throws {
+        let result = try CLI.run(["summary", try CLI.data("cfg/yolov2.cfg"), "--size", "416"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("\n   27 reorg              / 2    26 x  26 x  64   ->    13 x  13 x 256\n"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("\n   31 detection\n"), result.stdout)
+    }
+
+    /// AlexeyAB's dilated (`3 x 3/ 1(2)`) and anisotropic (`3x 3/ 2x 1`) convolution rows.
+    func testDilationAndStrideXYRows() throws {
+        let folder = try CLI.temporaryFolder(self)
+        let cfg = folder.appendingPathComponent("alexeyab.cfg")
+        try "[net]\nwidth=32\nheight=32\nchannels=3\n[convolutional]\nfilters=4\nsize=3\npad=1\ndilation=2\n[convolutional]\nfilters=4\nsize=3\npad=1\nstride_x=2\nstride_y=1\n"
+            .write(to: cfg, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["summary", cfg.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("    0 conv      4  3 x 3/ 1(2)  32 x  32 x   3   ->    32 x  32 x   4  0.000 BFLOPs\n"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("    1 conv      4  3x 3/ 2x 1   32 x  32 x   4   ->    16 x  32 x   4  0.000 BFLOPs\n"), result.stdout)
+    }
+
     func testBadCfgIsOneLineWithFileAndLine() throws {
         let folder = try CLI.temporaryFolder(self)
         let cfg = folder.appendingPathComponent("bad.cfg")
