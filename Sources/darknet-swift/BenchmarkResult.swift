@@ -26,7 +26,9 @@ struct BenchmarkRow {
             let stride = conv.strideY == conv.stride ? "\(conv.stride)" : "\(conv.stride)x\(conv.strideY)"
             let dilation = conv.dilation > 1 ? " dilation \(conv.dilation)" : ""
             return "\(conv.filters) \(conv.size)x\(conv.size)/\(stride) \(conv.activation.rawValue)\(groups)\(dilation)"
-        case .maxpool(let pool): return "\(pool.size)x\(pool.size)/\(pool.stride)"
+        case .maxpool(let pool):
+            if let outChannels = pool.depthChannels { return "depth -> \(outChannels)" }
+            return "\(pool.size)x\(pool.size)/\(pool.stride)"
         case .upsample(let upsample): return upsample.reverse ? "/\(upsample.stride)" : "\(upsample.stride)x"
         case .route(let route):
             return "layers " + route.sources.map(String.init).joined(separator: " ")

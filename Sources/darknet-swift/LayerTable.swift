@@ -27,6 +27,9 @@ enum LayerTable {
             }
             return kernel + shapes + String(format: "  %5.3f BFLOPs", layer.bflops)
         case .maxpool(let pool):
+            if pool.depthChannels != nil {  // AlexeyAB's "max-depth" row
+                return String(format: "max-depth    %d x %d / %d  ", pool.size, pool.size, pool.stride) + shapes
+            }
             return String(format: "max          %d x %d / %d  ", pool.size, pool.size, pool.stride) + shapes
         case .upsample(let upsample):
             if upsample.reverse { return String(format: "downsample         %2dx  ", upsample.stride) + shapes }

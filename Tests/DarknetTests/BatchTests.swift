@@ -113,6 +113,9 @@ final class BatchTests: XCTestCase {
             let cfg = try String(contentsOf: TestData.fixture(name), encoding: .utf8)
             try assertBatchMatchesSingles(cfg: cfg, batch: 3, algorithm: .auto, name)
         }
+        let depth = "[net]\nwidth=9\nheight=7\nchannels=3\n[convolutional]\nfilters=6\nsize=3\npad=1\nactivation=leaky\n"
+            + "[maxpool]\nmaxpool_depth=1\nout_channels=2\n[convolutional]\nfilters=4\nsize=1\nactivation=linear\n"
+        try assertBatchMatchesSingles(cfg: depth, batch: 3, algorithm: .auto, "maxpool_depth")
         try assertBatchMatchesSingles(cfg: try String(contentsOfFile: TestData.cfg("darknet"), encoding: .utf8),
                                       width: 64, height: 64, batch: 2, algorithm: .auto, "darknet.cfg at 64")
     }

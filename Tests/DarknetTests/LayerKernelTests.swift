@@ -32,6 +32,25 @@ final class MaxpoolTests: XCTestCase {
         XCTAssertEqual(out[0], [6, 8, 9, 16, 18, 19, 21, 23, 24])
     }
 
+    /// AlexeyAB's maxpool_depth: 5 channels of 1×2 into out_channels=2: channel 0 is the max of
+    /// input channels 0, 2, 4 and channel 1 of channels 1, 3, at each pixel.
+    func testMaxpoolDepth() throws {
+        let cfg = "[net]\nwidth=2\nheight=1\nchannels=5\n[maxpool]\nmaxpool_depth=1\nout_channels=2\nsize=2\nstride=2\n"
+        XCTAssertEqual(try ModelDescription(text: cfg).layers[0].output, TensorShape(channels: 2, height: 1, width: 2))
+        let out = try runLayers(cfg, input: [1, -7,   // channel 0
+                                             4, -2,   // channel 1
+                                             3, -9,   // channel 2
+                                             -1, 5,   // channel 3
+                                             0, -8])  // channel 4
+        XCTAssertEqual(out[0], [3, -7,
+                                4, 5])
+        let tooMany = "[net]\nwidth=2\nheight=1\nchannels=5\n[maxpool]\nmaxpool_depth=1\nout_channels=6\n"
+        XCTAssertThrowsError(try ModelDescription(text: tooMany)) { error in
+            guard case .shapeMismatch(let location, _, _)? = error as? CfgError else { return XCTFail("\(error)") }
+            XCTAssertEqual(location.key, "out_channels")
+        }
+    }
+
     func testSppSizes() throws {
         for size in [5, 9, 13] {
             let model = try ModelDescription(text: "[net]\nwidth=13\nheight=13\nchannels=2\n[maxpool]\nsize=\(size)\nstride=1\n")

@@ -5,6 +5,10 @@
 ///
 /// AlexeyAB's `stride_x`/`stride_y` (default `stride`) step the window separately along x and y:
 /// `outW = (W + padding − size) / stride_x + 1`, `outH = (H + padding − size) / stride_y + 1`.
+///
+/// AlexeyAB's `maxpool_depth=1` pools across channels instead: input `C×H×W` → `out_channels × H × W`
+/// (default 1), output channel `g` the max over input channels `g, g + out_channels, g + 2·out_channels, …`
+/// at each pixel (forward_maxpool_layer's depth branch; size and stride are ignored).
 public struct Maxpool: Sendable, Hashable {
     public var size: Int
     /// Horizontal stride (`stride_x`, default `stride`).
@@ -12,19 +16,22 @@ public struct Maxpool: Sendable, Hashable {
     public var padding: Int
     /// Vertical stride (`stride_y`, default `stride`).
     public var strideY: Int
+    /// `out_channels` with `maxpool_depth=1`; nil for a spatial maxpool.
+    public var depthChannels: Int?
 
-    public init(size: Int, stride: Int, padding: Int, strideY: Int? = nil) {
+    public init(size: Int, stride: Int, padding: Int, strideY: Int? = nil, depthChannels: Int? = nil) {
         self.size = size
         self.stride = stride
         self.padding = padding
         self.strideY = strideY ?? stride
+        self.depthChannels = depthChannels
     }
 
     static let keys: Set<String> = ["size", "stride", "padding", "stride_x", "stride_y", "maxpool_depth", "out_channels", "antialiasing"]
     /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
-    static let honouredKeys: Set<String> = ["size", "stride", "padding", "stride_x", "stride_y"]
+    static let honouredKeys: Set<String> = ["size", "stride", "padding", "stride_x", "stride_y", "maxpool_depth", "out_channels"]
     /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
-    static let rejectedKeys: [String: String] = ["maxpool_depth": "1", "antialiasing": "1"]
+    static let rejectedKeys: [String: String] = ["antialiasing": "1"]
 
     static func parse(_ section: CfgSection) throws -> Maxpool {
         let stride = try section.int("stride", default: 1)
@@ -44,17 +51,45 @@ public struct Maxpool: Sendable, Hashable {
         if try section.int("antialiasing", default: 0) != 0 {
             throw CfgError.unsupported(section.location("antialiasing"), what: "antialiasing in [maxpool]")
         }
+        var depthChannels: Int?
         if try section.int("maxpool_depth", default: 0) != 0 {
-            throw CfgError.unsupported(section.location("maxpool_depth"), what: "maxpool_depth")
+            let outChannels = try section.int("out_channels", default: 1)
+            if outChannels < 1 || outChannels > ModelDescription.maximumChannels {
+                throw CfgError.invalidValue(section.location("out_channels"), value: String(outChannels),
+                                            expected: "1...\(ModelDescription.maximumChannels)")
+            }
+            depthChannels = outChannels
         }
-        return Maxpool(size: size, stride: strideX, padding: padding, strideY: strideY)
+        return Maxpool(size: size, stride: strideX, padding: padding, strideY: strideY, depthChannels: depthChannels)
     }
 
+    /// Pure shape inference; nil when the window does not fit, or with `maxpool_depth` when
+    /// `out_channels` exceeds the input's (darknet would fill those channels with −FLT_MAX).
     public func outputShape(input: TensorShape) -> TensorShape? {
+        if let depthChannels {
+            guard depthChannels <= input.channels else { return nil }
+            return TensorShape(channels: depthChannels, height: input.height, width: input.width)
+        }
         guard input.height + padding >= size, input.width + padding >= size else { return nil }
         return TensorShape(channels: input.channels,
                            height: (input.height + padding - size) / strideY + 1,
                            width: (input.width + padding - size) / stride + 1)
+    }
+
+    /// `maxpool_depth` on one image: output channel `g` at each pixel is the max (first `>`
+    /// wins, from −FLT_MAX) over input channels `g, g + outC, …`.
+    func forwardDepth(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>, outChannels: Int) {
+        let plane = inputShape.height * inputShape.width
+        for g in 0..<outChannels {
+            let out = output + g * plane
+            for i in 0..<plane {
+                var largest = -Float.greatestFiniteMagnitude
+                for k in Swift.stride(from: g, to: inputShape.channels, by: outChannels) where input[k * plane + i] > largest {
+                    largest = input[k * plane + i]
+                }
+                out[i] = largest
+            }
+        }
     }
 
     /// The fast path: channels split across `GEMM.threads` workers; inside each plane, output

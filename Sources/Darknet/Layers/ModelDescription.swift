@@ -88,6 +88,10 @@ public struct ModelDescription: Sendable {
             let pool = try Maxpool.parse(section)
             kind = .maxpool(pool)
             output = pool.outputShape(input: input)
+            if output == nil, let outChannels = pool.depthChannels {
+                throw CfgError.shapeMismatch(section.location("out_channels"), layer: index,
+                                             detail: "maxpool_depth with out_channels=\(outChannels) needs at least that many input channels, got \(input)")
+            }
             if output == nil {
                 throw CfgError.inputTooSmall(here, layer: index, detail: "\(input) with size=\(pool.size) padding=\(pool.padding)")
             }

@@ -63,6 +63,8 @@ public final class Network {
                 let method = prepared[layer.index].map(Self.method) ?? .im2col
                 workspaceCount = max(workspaceCount, conv.workspaceCount(input: layer.input, output: layer.output,
                                                                          method: method, batch: batch))
+            case .maxpool(let pool) where pool.depthChannels != nil:
+                if batch > 1 { workspaceCount = max(workspaceCount, layer.input.count + layer.output.count) }  // `eachImage`
             case .connected, .softmax, .reorg:
                 if batch > 1 { workspaceCount = max(workspaceCount, layer.input.count + layer.output.count) }  // `eachImage`
             default:
@@ -273,7 +275,13 @@ public final class Network {
             conv.forward(input: previous, inputShape: layer.input, output: out, outputShape: layer.output,
                          weights: weights, workspace: workspace, batch: batch, timer: &timer)
         case .maxpool(let pool):
-            pool.forward(input: previous, inputShape: planes(layer.input), output: out, outputShape: planes(layer.output))
+            if let outChannels = pool.depthChannels {
+                eachImage(layer, previous, out) {
+                    pool.forwardDepth(input: $0, inputShape: layer.input, output: $1, outChannels: outChannels)
+                }
+            } else {
+                pool.forward(input: previous, inputShape: planes(layer.input), output: out, outputShape: planes(layer.output))
+            }
         case .upsample(let upsample):
             upsample.forward(input: previous, inputShape: planes(layer.input), output: out)
         case .route(let route):
@@ -313,7 +321,7 @@ public final class Network {
     }
 
     /// Runs `body` on each image of the batch in CHW: the layers that mix channels and pixels of
-    /// one image (`[connected]`, `[softmax]`, `[reorg]`). Image `b` is gathered into the workspace, and its
+    /// one image (`[connected]`, `[softmax]`, `[reorg]`, `[maxpool]` with `maxpool_depth`). Image `b` is gathered into the workspace, and its
     /// output scattered back into the channel-major batch. One image: `body(input, output)`.
     private func eachImage(_ layer: Layer, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
                            _ body: (UnsafePointer<Float>, UnsafeMutablePointer<Float>) -> Void) {
