@@ -109,7 +109,7 @@ final class BatchTests: XCTestCase {
     /// heads), pjreddie's shortcut between sizes and negative upsample, and a classifier
     /// (`[connected]`, `[softmax]`, `[avgpool]`, `[dropout]`, image by image in a batch).
     func testZooNetworksOfABatchMatchOneImageAtATime() throws {
-        for name in ["zoo2-v4tiny.cfg", "zoo2-pjreddie.cfg"] {
+        for name in ["zoo2-v4tiny.cfg", "zoo2-pjreddie.cfg", "zoo5-crop.cfg", "zoo5-newcoords.cfg"] {
             let cfg = try String(contentsOf: TestData.fixture(name), encoding: .utf8)
             try assertBatchMatchesSingles(cfg: cfg, batch: 3, algorithm: .auto, name)
         }

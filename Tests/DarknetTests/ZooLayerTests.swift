@@ -31,6 +31,28 @@ final class ZooLayerTests: XCTestCase {
         }
     }
 
+    /// Reference: Debian's libdarknet.so (`fixture_cfg zoo5-crop`): pjreddie's `[crop]` at
+    /// inference — a centred window mapped to 2x − 1, then one with `noadjust=1` — with a
+    /// convolution and a classifier head around it, every layer within 1e-4·(1 + std); and
+    /// vgg-16.cfg and strided.cfg, which use it, parse with darknet's shapes.
+    func testCropMatchesLibdarknet() throws {
+        let golden = try LayerGolden.load(try TestData.fixture("zoo5-crop-20-synthetic.json"))
+        let model = try ModelDescription(contentsOf: try TestData.fixture("zoo5-crop.cfg").path)
+        XCTAssertEqual(model.layers[0].output, TensorShape(channels: 3, height: 13, width: 10))
+        let bytes = SyntheticWeights.bytes(for: model, seed: 1)
+        XCTAssertEqual(String(SyntheticWeights.fnv1a64(bytes), radix: 16).leftPadded(to: 16), golden.syntheticWeights?.fnv1a64)
+        let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+        try assertMatchesGolden(Network(model: model, weights: weights), golden, tolerance: 1e-4)
+        for name in ["vgg-16", "strided"] {
+            let cfg = try ModelDescription(contentsOf: try TestData.cfg(name))
+            XCTAssertEqual(cfg.layers[0].output, TensorShape(channels: 3, height: 224, width: 224), name)
+            XCTAssertEqual(cfg.layers.last?.output, TensorShape(channels: 1000, height: 1, width: 1), name)
+        }
+        XCTAssertThrowsError(try ModelDescription(text: "[net]\nwidth=8\nheight=8\nchannels=3\n[crop]\ncrop_height=9\ncrop_width=4\n")) { error in
+            guard case .inputTooSmall? = error as? CfgError else { return XCTFail("\(error)") }
+        }
+    }
+
     /// Reference: AlexeyAB's `forward_route_layer` by hand: groups=2 group_id=1 takes the second
     /// half of each source's channels (yolov4-tiny's CSP split).
     func testRouteGroupsTakeOneChannelBlock() throws {

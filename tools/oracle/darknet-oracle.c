@@ -120,6 +120,7 @@ static const char *type_name(LAYER_TYPE t)
     case COST: return "cost";
     case REORG: return "reorg";
     case REGION: return "region";
+    case CROP: return "crop";
     default: return NULL;
     }
 }
@@ -130,7 +131,7 @@ static void require_supported(network *net, const char *cfg)
         if (!type_name(net->layers[i].type)) {
             fprintf(stderr, "darknet-oracle: %s layer %d has darknet LAYER_TYPE %d, which this "
                     "oracle does not support (only convolutional, maxpool, upsample, route, "
-                    "shortcut, yolo, avgpool, connected, softmax, dropout, batchnorm, cost, reorg, region)\n", cfg, i, (int)net->layers[i].type);
+                    "shortcut, yolo, avgpool, connected, softmax, dropout, batchnorm, cost, reorg, region, crop)\n", cfg, i, (int)net->layers[i].type);
             exit(1);
         }
     }

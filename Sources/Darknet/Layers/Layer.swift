@@ -17,6 +17,7 @@ public struct Layer: Sendable, Hashable {
         case scaleChannels(ScaleChannels)
         case reorg(Reorg)
         case region(Region)
+        case crop(Crop)
     }
 
     public var index: Int
@@ -46,6 +47,7 @@ public struct Layer: Sendable, Hashable {
         case .scaleChannels: return "scale_channels"
         case .reorg: return "reorg"
         case .region: return "region"
+        case .crop: return "crop"
         }
     }
 

@@ -162,6 +162,14 @@ public struct ModelDescription: Sendable {
                                              detail: "scale_channels scales layer \(scale.source) (\(layers[scale.source].output)) by the previous layer (\(input)), which must be C×1×1 (1×H×W with scale_wh=1)")
             }
             known = ScaleChannels.keys
+        case "crop":
+            let crop = try Crop.parse(section)
+            kind = .crop(crop)
+            output = crop.outputShape(input: input)
+            if output == nil {
+                throw CfgError.inputTooSmall(here, layer: index, detail: "\(input) is smaller than the \(crop.height)×\(crop.width) crop")
+            }
+            known = Crop.keys
         case "reorg":
             let reorg = try Reorg.parse(section)
             kind = .reorg(reorg)

@@ -22,6 +22,8 @@ extension ModelDescription {
                       ("padding", maximumKernelSide), ("groups", maximumChannels)]
         case "maxpool", "max":
             limits = [("size", maximumKernelSide), ("stride", maximumKernelSide), ("padding", maximumKernelSide)]
+        case "crop":
+            limits = [("crop_height", ModelDescription.maximumInputSide), ("crop_width", ModelDescription.maximumInputSide)]
         case "upsample", "reorg":
             limits = [("stride", maximumKernelSide)]
         case "yolo", "region":

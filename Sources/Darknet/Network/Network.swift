@@ -313,6 +313,8 @@ public final class Network {
                           output: out, batch: batch)
         case .reorg(let reorg):
             eachImage(layer, previous, out) { reorg.forward(input: $0, inputShape: layer.input, output: $1) }
+        case .crop(let crop):
+            crop.forward(input: previous, inputShape: planes(layer.input), output: out)
         case .region(let region):
             region.forward(input: previous, output: out, shape: stacked(layer.output))
         case .dropout, .cost:
