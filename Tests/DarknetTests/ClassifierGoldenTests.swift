@@ -11,7 +11,9 @@ import XCTest
 ///
 /// Covered: tiny, darknet, darknet19, darknet53, extraction, densenet201, writing at 64×64,
 /// alexnet at 128×128 (its last 3×3 maxpool needs a 2×2 or larger input), cifar at 28×28,
-/// resnet18, resnet50 and resnext50 at 64×64.
+/// resnet18/34/50/101/152, resnext50/101/152, darknet19_448, darknet53_448, extraction.conv,
+/// extraction22k, jnet-conv and vgg-conv at 64×64, cifar.test at 28×28, vgg-16 and strided at
+/// 256×256 (their [crop] takes 224×224) — every cfg Debian ships whose sections are all supported.
 final class ClassifierGoldenTests: XCTestCase {
     func testTiny() throws { try check("tiny", size: 64) }
     /// darknet.cfg, the "Darknet Reference" model.
@@ -31,6 +33,25 @@ final class ClassifierGoldenTests: XCTestCase {
     func testResnet50() throws { try check("resnet50", size: 64) }
     /// ResNeXt: grouped 3×3 convolutions (groups=32) inside the residual blocks.
     func testResnext50() throws { try check("resnext50", size: 64) }
+    func testResnet34() throws { try check("resnet34", size: 64) }
+    func testResnet101() throws { try check("resnet101", size: 64) }
+    func testResnet152() throws { try check("resnet152", size: 64) }
+    func testResnext101() throws { try check("resnext101-32x4d", size: 64) }
+    func testResnext152() throws { try check("resnext152-32x4d", size: 64) }
+    func testDarknet19At448Cfg() throws { try check("darknet19_448", size: 64) }
+    func testDarknet53At448Cfg() throws { try check("darknet53_448", size: 64) }
+    /// Convolutions only: top-K of the last convolution's output.
+    func testExtractionConv() throws { try check("extraction.conv", size: 64) }
+    /// 21842 classes.
+    func testExtraction22k() throws { try check("extraction22k", size: 64) }
+    func testJnetConv() throws { try check("jnet-conv", size: 64) }
+    func testVggConv() throws { try check("vgg-conv", size: 64) }
+    func testCifarTest() throws { try check("cifar.test", size: 28) }
+    /// `[crop]` 224×224 from 256×256 (so at full size), then VGG-16's convolutions and its
+    /// 25088 → 4096 `[connected]` layers.
+    func testVgg16() throws { try check("vgg-16", size: 256) }
+    /// `[crop]`, strided convolutions and `[connected]` layers, at full size like vgg-16.
+    func testStrided() throws { try check("strided", size: 256) }
 
     struct TopGolden: Decodable {
         var networkWidth: Int
