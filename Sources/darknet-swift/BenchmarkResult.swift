@@ -43,6 +43,7 @@ struct BenchmarkRow {
         case .scaleChannels(let scale): return "from \(scale.source)" + (scale.scaleWH ? " scale_wh" : "")
         case .reorg(let reorg): return "/\(reorg.stride)" + (reorg.reverse ? " reverse" : "")
         case .region(let region): return "classes \(region.head.classes)"
+        case .local(let local): return "\(local.filters) \(local.size)x\(local.size)/\(local.stride) \(local.activation.rawValue)"
         case .crop(let crop): return "\(crop.height)x\(crop.width)" + (crop.noAdjust ? " noadjust" : "")
         case .avgpool, .batchnorm, .cost: return ""
         }

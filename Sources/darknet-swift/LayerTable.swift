@@ -59,6 +59,9 @@ enum LayerTable {
         case .reorg(let reorg):
             return String(format: "reorg              /%2d  %4d x%4d x%4d   ->  %4d x%4d x%4d", reorg.stride,
                           i.width, i.height, i.channels, o.width, o.height, o.channels)
+        case .local(let local):  // darknet's make_local_layer line
+            return String(format: "Local Layer: %d x %d x %d image, %d filters -> %d x %d x %d image",
+                          i.height, i.width, i.channels, local.filters, o.height, o.width, o.channels)
         case .crop:  // darknet's make_crop_layer line
             return String(format: "Crop Layer: %d x %d -> %d x %d x %d image", i.height, i.width, o.height, o.width, o.channels)
         case .region:

@@ -109,7 +109,7 @@ final class BatchTests: XCTestCase {
     /// heads), pjreddie's shortcut between sizes and negative upsample, and a classifier
     /// (`[connected]`, `[softmax]`, `[avgpool]`, `[dropout]`, image by image in a batch).
     func testZooNetworksOfABatchMatchOneImageAtATime() throws {
-        for name in ["zoo2-v4tiny.cfg", "zoo2-pjreddie.cfg", "zoo5-crop.cfg", "zoo5-newcoords.cfg"] {
+        for name in ["zoo2-v4tiny.cfg", "zoo2-pjreddie.cfg", "zoo5-crop.cfg", "zoo5-newcoords.cfg", "zoo5-local.cfg"] {
             let cfg = try String(contentsOf: TestData.fixture(name), encoding: .utf8)
             try assertBatchMatchesSingles(cfg: cfg, batch: 3, algorithm: .auto, name)
         }
@@ -137,6 +137,14 @@ final class BatchTests: XCTestCase {
                 XCTAssertEqual(ours.shape, expected.shape)
                 XCTAssertLessThanOrEqual(Self.worst(ours.values, expected.values), 1e-5, "image \(b), layer \(ours.layer)")
             }
+        }
+    }
+
+    /// A layer that needs parameters and has none is an error at init, not a trap in forward.
+    func testMissingParametersAreAnError() throws {
+        let model = try ModelDescription(text: "[net]\nwidth=4\nheight=4\nchannels=1\n[maxpool]\nsize=2\nstride=2\n[convolutional]\nfilters=2\n")
+        XCTAssertThrowsError(try Network(model: model, weights: [:])) { error in
+            XCTAssertEqual(error as? NetworkError, .missingParameters(layer: 1, type: "convolutional"))
         }
     }
 

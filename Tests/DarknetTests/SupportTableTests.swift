@@ -14,6 +14,7 @@ final class SupportTableTests: XCTestCase {
         "shortcut": "from=-1\n", "yolo": "classes=1\nnum=1\n", "avgpool": "", "connected": "output=2\n",
         "softmax": "", "dropout": "", "batchnorm": "", "cost": "", "sam": "from=-1\n", "scale_channels": "from=-2\n",
         "reorg": "stride=1\n", "region": "classes=1\nnum=1\n", "crop": "crop_height=4\ncrop_width=4\n",
+        "local": "filters=2\nsize=3\npad=1\n",
     ]
     /// Sections a section needs right before it ([scale_channels] scales by a C×1×1 layer).
     private let preludes: [String: String] = ["scale_channels": "[avgpool]\n"]

@@ -53,6 +53,27 @@ final class ZooLayerTests: XCTestCase {
         }
     }
 
+    /// Reference: Debian's libdarknet.so (`fixture_cfg zoo5-local`): pjreddie's `[local]` with
+    /// `pad=1` (size 3) and `pad=0` (size 2, stride 2) between convolutions, every layer within
+    /// 1e-4·(1 + std); the weights file's per-location blocks and per-output biases (synthetic
+    /// spec v1's `[local]` rule, the same bytes as the oracle's). `pad=1` with another size is
+    /// a typed error.
+    func testLocalMatchesLibdarknet() throws {
+        let golden = try LayerGolden.load(try TestData.fixture("zoo5-local-12-synthetic.json"))
+        let model = try ModelDescription(contentsOf: try TestData.fixture("zoo5-local.cfg").path)
+        XCTAssertEqual(model.layers[2].output, TensorShape(channels: 6, height: 6, width: 6))
+        XCTAssertEqual(model.layers[3].output, TensorShape(channels: 5, height: 3, width: 3))
+        let bytes = SyntheticWeights.bytes(for: model, seed: 1)
+        XCTAssertEqual(bytes.count, golden.syntheticWeights?.bytes)
+        XCTAssertEqual(String(SyntheticWeights.fnv1a64(bytes), radix: 16).leftPadded(to: 16), golden.syntheticWeights?.fnv1a64)
+        let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+        try assertMatchesGolden(Network(model: model, weights: weights), golden, tolerance: 1e-4)
+        XCTAssertThrowsError(try ModelDescription(text: "[net]\nwidth=8\nheight=8\nchannels=3\n[local]\nsize=5\npad=1\n")) { error in
+            guard case .unsupported(let location, _)? = error as? CfgError else { return XCTFail("\(error)") }
+            XCTAssertEqual(location.key, "pad")
+        }
+    }
+
     /// Reference: AlexeyAB's `forward_route_layer` by hand: groups=2 group_id=1 takes the second
     /// half of each source's channels (yolov4-tiny's CSP split).
     func testRouteGroupsTakeOneChannelBlock() throws {

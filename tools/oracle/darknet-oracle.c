@@ -121,6 +121,7 @@ static const char *type_name(LAYER_TYPE t)
     case REORG: return "reorg";
     case REGION: return "region";
     case CROP: return "crop";
+    case LOCAL: return "local";
     default: return NULL;
     }
 }
@@ -131,7 +132,7 @@ static void require_supported(network *net, const char *cfg)
         if (!type_name(net->layers[i].type)) {
             fprintf(stderr, "darknet-oracle: %s layer %d has darknet LAYER_TYPE %d, which this "
                     "oracle does not support (only convolutional, maxpool, upsample, route, "
-                    "shortcut, yolo, avgpool, connected, softmax, dropout, batchnorm, cost, reorg, region, crop)\n", cfg, i, (int)net->layers[i].type);
+                    "shortcut, yolo, avgpool, connected, softmax, dropout, batchnorm, cost, reorg, region, crop, local)\n", cfg, i, (int)net->layers[i].type);
             exit(1);
         }
     }
@@ -158,6 +159,8 @@ static void require_matching_weights(network *net, const char *weights)
         if (l->type == CONNECTED)
             expected += 4L * (l->outputs * (l->batch_normalize ? 4 : 1) + (long)l->inputs * l->outputs);
         if (l->type == BATCHNORM) expected += 4L * 3 * l->c;
+        if (l->type == LOCAL)
+            expected += 4L * (l->outputs + (long)l->out_w * l->out_h * l->n * l->size * l->size * l->c);
     }
     if (size != expected) {
         fprintf(stderr, "darknet-oracle: %s has %ld bytes but the cfg needs %ld\n", weights, size, expected);
@@ -237,6 +240,21 @@ static void synth_connected(const layer *l, float *biases, float *weights, float
     }
 }
 
+/* [local] in file order (load_weights): biases (one per output), weights
+ * (locations x filters x size*size*c), U(-a, a) with a = sqrt(6 / (size*size*c)). */
+static long local_weight_count(const layer *l)
+{
+    return (long)l->out_w * l->out_h * l->n * l->size * l->size * l->c;
+}
+
+static void synth_local(const layer *l, float *biases, float *weights)
+{
+    for (int i = 0; i < l->outputs; ++i) biases[i] = uniform(-0.1f, 0.1f);
+    float a = sqrtf(6.0f / (float)(l->size * l->size * l->c));
+    long nw = local_weight_count(l);
+    for (long i = 0; i < nw; ++i) weights[i] = uniform(-a, a);
+}
+
 /* [batchnorm]: scales, rolling mean, rolling variance (c each). */
 static void synth_batchnorm(const layer *l, float *scales, float *mean, float *var)
 {
@@ -297,6 +315,16 @@ static int mode_synth_weights(int argc, char **argv)
             free(b); free(s); free(m); free(v); free(w);
             continue;
         }
+        if (l->type == LOCAL) {
+            long nw = local_weight_count(l);
+            float *b = malloc(sizeof(float) * l->outputs), *w = malloc(sizeof(float) * nw);
+            synth_local(l, b, w);
+            fwrite(b, sizeof(float), l->outputs, out);
+            fwrite(w, sizeof(float), nw, out);
+            floats += l->outputs + nw;
+            free(b); free(w);
+            continue;
+        }
         if (l->type != CONVOLUTIONAL) continue;
         int feeds = (i + 1 < net->n && net->layers[i + 1].type == SHORTCUT);
         long nw = (long)l->n * (l->c / l->groups) * l->size * l->size;
@@ -345,6 +373,17 @@ static int mode_synth_weights(int argc, char **argv)
                 exit(1);
             }
             free(b); free(s); free(m); free(v); free(w);
+            continue;
+        }
+        if (l->type == LOCAL) {
+            long nw = local_weight_count(l);
+            float *b = malloc(sizeof(float) * l->outputs), *w = malloc(sizeof(float) * nw);
+            synth_local(l, b, w);
+            if (!same_floats(b, l->biases, l->outputs) || !same_floats(w, l->weights, nw)) {
+                fprintf(stderr, "darknet-oracle: reload check failed at layer %d\n", i);
+                exit(1);
+            }
+            free(b); free(w);
             continue;
         }
         if (l->type != CONVOLUTIONAL) continue;

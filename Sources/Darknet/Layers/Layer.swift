@@ -18,6 +18,7 @@ public struct Layer: Sendable, Hashable {
         case reorg(Reorg)
         case region(Region)
         case crop(Crop)
+        case local(Local)
     }
 
     public var index: Int
@@ -48,6 +49,7 @@ public struct Layer: Sendable, Hashable {
         case .reorg: return "reorg"
         case .region: return "region"
         case .crop: return "crop"
+        case .local: return "local"
         }
     }
 

@@ -162,6 +162,14 @@ public struct ModelDescription: Sendable {
                                              detail: "scale_channels scales layer \(scale.source) (\(layers[scale.source].output)) by the previous layer (\(input)), which must be C×1×1 (1×H×W with scale_wh=1)")
             }
             known = ScaleChannels.keys
+        case "local":
+            let local = try Local.parse(section)
+            kind = .local(local)
+            output = local.outputShape(input: input)
+            if output == nil {
+                throw CfgError.inputTooSmall(here, layer: index, detail: "\(input) with size=\(local.size) pad=0")
+            }
+            known = Local.keys
         case "crop":
             let crop = try Crop.parse(section)
             kind = .crop(crop)

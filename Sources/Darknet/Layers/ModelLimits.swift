@@ -22,6 +22,8 @@ extension ModelDescription {
                       ("padding", maximumKernelSide), ("groups", maximumChannels)]
         case "maxpool", "max":
             limits = [("size", maximumKernelSide), ("stride", maximumKernelSide), ("padding", maximumKernelSide)]
+        case "local":
+            limits = [("filters", maximumChannels), ("size", maximumKernelSide), ("stride", maximumKernelSide)]
         case "crop":
             limits = [("crop_height", ModelDescription.maximumInputSide), ("crop_width", ModelDescription.maximumInputSide)]
         case "upsample", "reorg":
@@ -58,6 +60,15 @@ extension ModelDescription {
         case .connected(let connected):
             product = connected.outputs.multipliedReportingOverflow(by: input.checkedCount ?? Int.max)
             key = "output"
+        case .local(let local):
+            // locations × filters × size² × C (the biases are far fewer).
+            guard let output = local.outputShape(input: input) else { return }
+            let kernel = local.size.multipliedReportingOverflow(by: local.size)
+            let block = local.filters.multipliedReportingOverflow(by: kernel.partialValue)
+            let perLocation = block.partialValue.multipliedReportingOverflow(by: input.channels)
+            let total = perLocation.partialValue.multipliedReportingOverflow(by: output.height * output.width)
+            product = (total.partialValue, kernel.overflow || block.overflow || perLocation.overflow || total.overflow)
+            key = "filters"
         default:
             return
         }

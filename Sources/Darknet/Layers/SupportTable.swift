@@ -51,13 +51,14 @@ public enum SupportTable {
         Section(["reorg"], keys: Reorg.keys, honoured: Reorg.honouredKeys, rejected: Reorg.rejectedKeys),
         Section(["region"], keys: Region.keys, honoured: Region.honouredKeys, rejected: Region.rejectedKeys),
         Section(["crop"], keys: Crop.keys, honoured: Crop.honouredKeys, rejected: Crop.rejectedKeys),
+        Section(["local"], keys: Local.keys, honoured: Local.honouredKeys, rejected: Local.rejectedKeys),
     ]
 
     /// Sections of pjreddie's or AlexeyAB's darknet this engine does not run (an error naming
     /// the section and its line). Remove a name when its layer file lands.
     public static let unsupportedSections: [String] = [
         "activation", "conv_lstm", "contrastive", "crnn", "deconvolutional", "detection", "empty",
-        "deconv", "gaussian_yolo", "gru", "history", "implicit", "iseg", "l2norm", "local", "logistic", "lrn", "lstm",
+        "deconv", "gaussian_yolo", "gru", "history", "implicit", "iseg", "l2norm", "logistic", "lrn", "lstm",
         "normalization", "reorg3d", "rnn", "silence",
     ]
 

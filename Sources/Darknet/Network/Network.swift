@@ -53,6 +53,9 @@ public final class Network {
         self.model = model
         self.batch = batch
         let prepared = Self.prepare(consume weights, for: model, algorithm: algorithm)
+        for layer in model.layers where WeightsReader.parts(of: layer) != nil && prepared[layer.index] == nil {
+            throw NetworkError.missingParameters(layer: layer.index, type: layer.typeName)
+        }
         self.parameters = model.layers.map { prepared[$0.index] }
         let plan = MemoryPlan(layers: model.layers, batch: batch, inPlaceRoutes: inPlaceRoutes)
         self.plan = plan
@@ -63,6 +66,9 @@ public final class Network {
                 let method = prepared[layer.index].map(Self.method) ?? .im2col
                 workspaceCount = max(workspaceCount, conv.workspaceCount(input: layer.input, output: layer.output,
                                                                          method: method, batch: batch))
+            case .local(let local):  // im2col columns (+ one gathered image and its output in a batch)
+                let columns = local.size * local.size * layer.input.channels * layer.output.height * layer.output.width
+                workspaceCount = max(workspaceCount, columns + (batch > 1 ? layer.input.count + layer.output.count : 0))
             case .maxpool(let pool) where pool.depthChannels != nil:
                 if batch > 1 { workspaceCount = max(workspaceCount, layer.input.count + layer.output.count) }  // `eachImage`
             case .connected, .softmax, .reorg:
@@ -313,6 +319,13 @@ public final class Network {
                           output: out, batch: batch)
         case .reorg(let reorg):
             eachImage(layer, previous, out) { reorg.forward(input: $0, inputShape: layer.input, output: $1) }
+        case .local(let local):
+            guard let weights = parameters[layer.index] else { preconditionFailure("local \(layer.index) has no weights") }
+            let columns = workspace + (batch > 1 ? layer.input.count + layer.output.count : 0)
+            eachImage(layer, previous, out) {
+                local.forward(input: $0, inputShape: layer.input, output: $1, outputShape: layer.output,
+                              weights: weights, columns: columns)
+            }
         case .crop(let crop):
             crop.forward(input: previous, inputShape: planes(layer.input), output: out)
         case .region(let region):
@@ -323,7 +336,7 @@ public final class Network {
     }
 
     /// Runs `body` on each image of the batch in CHW: the layers that mix channels and pixels of
-    /// one image (`[connected]`, `[softmax]`, `[reorg]`, `[maxpool]` with `maxpool_depth`). Image `b` is gathered into the workspace, and its
+    /// one image (`[connected]`, `[softmax]`, `[reorg]`, `[local]`, `[maxpool]` with `maxpool_depth`). Image `b` is gathered into the workspace, and its
     /// output scattered back into the channel-major batch. One image: `body(input, output)`.
     private func eachImage(_ layer: Layer, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
                            _ body: (UnsafePointer<Float>, UnsafeMutablePointer<Float>) -> Void) {

@@ -2,6 +2,9 @@
 public enum NetworkError: Error, Equatable, CustomStringConvertible {
     case inputSize(expected: TensorShape, actualCount: Int)
     case tooMuchMemory(bytesNeeded: Int, limit: Int)
+    /// A layer that needs parameters (convolutional, connected, batchnorm, local) has none in
+    /// the weights given to `Network`.
+    case missingParameters(layer: Int, type: String)
     /// A batch size below 1 or over `Network.maximumBatch`.
     case invalidBatch(Int, maximum: Int)
     /// `forward(batch:)` got `actual` images for a network built for `expected`.
@@ -15,6 +18,8 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
             return "network input must be \(expected.channels)×\(expected.height)×\(expected.width) = \(expected.count) floats, got \(actual)"
         case .tooMuchMemory(let needed, let limit):
             return "the network would need \(needed / (1 << 20)) MiB of activations, over the \(limit / (1 << 20)) MiB limit"
+        case .missingParameters(let layer, let type):
+            return "layer \(layer) [\(type)] has no parameters in the weights given to the network"
         case .invalidBatch(let batch, let maximum):
             return "batch size must be 1...\(maximum), got \(batch)"
         case .batchCount(let expected, let actual):

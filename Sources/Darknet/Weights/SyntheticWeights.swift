@@ -12,7 +12,8 @@
 /// - Per `[connected]` (file order): biases U(−0.1, 0.1), weights U(−a, a) with
 ///   `a = sqrt(6 / inputs)`, then if batch_normalize scales U(0.8, 1.2), rolling mean
 ///   U(−0.1, 0.1), rolling variance U(0.8, 1.2). Per `[batchnorm]`: scales, rolling mean,
-///   rolling variance as for a convolution.
+///   rolling variance as for a convolution. Per `[local]`: biases U(−0.1, 0.1) (one per
+///   output element), weights U(−a, a) with `a = sqrt(6 / (size²·C))`.
 public enum SyntheticWeights {
     public static let specVersion = 1
 
@@ -49,6 +50,12 @@ public enum SyntheticWeights {
                 appendUniform(n, 0.8, 1.2)
                 appendUniform(n, -0.1, 0.1)
                 appendUniform(n, 0.8, 1.2)
+                continue
+            case .local(let local):
+                appendUniform(layer.output.count, -0.1, 0.1)
+                let k = local.size * local.size * layer.input.channels
+                let a = (Float(6) / Float(k)).squareRoot()
+                appendUniform(layer.output.height * layer.output.width * local.blockCount(inputChannels: layer.input.channels), -a, a)
                 continue
             default: break
             }

@@ -9,7 +9,8 @@ import Foundation
 /// biases, the `outputs × inputs` weights — stored `inputs × outputs` and transposed when
 /// major or minor > 1000 (parser.c's `transpose` flag) — then, if batch_normalize, scales,
 /// rolling mean, rolling variance; per `[batchnorm]` (`load_batchnorm_weights`) scales,
-/// rolling mean, rolling variance (`C` each). The size must match the cfg exactly.
+/// rolling mean, rolling variance (`C` each); per `[local]` one bias per output element, then
+/// `locations × filters × size²·C` weights. The size must match the cfg exactly.
 public enum WeightsReader {
     public struct Header: Sendable, Equatable {
         public var major: Int32
@@ -54,6 +55,10 @@ public enum WeightsReader {
             let n = layer.input.channels
             return [Part(name: "scales", count: n), Part(name: "rolling mean", count: n),
                     Part(name: "rolling variance", count: n)]
+        case .local(let local):
+            let locations = layer.output.height * layer.output.width
+            return [Part(name: "biases", count: layer.output.count),
+                    Part(name: "weights", count: locations * local.blockCount(inputChannels: layer.input.channels))]
         default:
             return nil
         }
@@ -96,6 +101,8 @@ public enum WeightsReader {
                                 rollingMean: arrays[3], rollingVariance: arrays[4])
             }
             return ConvolutionWeights(weights: weights, biases: arrays[0])
+        case .local:
+            return ConvolutionWeights(weights: arrays[1], biases: arrays[0])
         case .batchnorm:
             let n = layer.input.channels
             return .folding(weights: [Float](repeating: 1, count: n), biases: [Float](repeating: 0, count: n),
