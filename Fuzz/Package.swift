@@ -14,5 +14,6 @@ let package = Package(
         .executableTarget(name: "FuzzWeights", dependencies: ["FuzzDriver", .product(name: "Darknet", package: "darknet-swift")]),
         .executableTarget(name: "FuzzImage", dependencies: ["FuzzDriver", .product(name: "Imaging", package: "darknet-swift")]),
         .executableTarget(name: "FuzzDecoder", dependencies: ["FuzzDriver", .product(name: "YOLO", package: "darknet-swift")]),
+        .executableTarget(name: "FuzzNames", dependencies: ["FuzzDriver", .product(name: "Darknet", package: "darknet-swift")]),
     ]
 )

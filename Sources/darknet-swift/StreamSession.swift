@@ -36,11 +36,16 @@ final class StreamSession: @unchecked Sendable {
     let lines: FileHandle
     let annotateTo: String?
     let annotatePipe: Bool
+    /// Only the reader thread touches `reader` while a session runs (a mutating `next()` on a
+    /// struct is an access to the whole property); this thread uses `kind`, copied at init.
     var reader: FrameReader
+    let kind: FrameReader.Kind
     private var meter = FrameRateMeter(window: 30)
     private var summary = StreamSummary()
+    /// Shared with the reader thread: frames it dropped and the error that ended the stream.
     private let droppedLock = NSLock()
     private var dropped = 0
+    private var readError: Error?
 
     init(detector: Detector, filter: DetectionFilter, names: [String], smoother: BoxSmoother?, lines: FileHandle,
          annotateTo: String?, annotatePipe: Bool, reader: FrameReader) {
@@ -52,6 +57,7 @@ final class StreamSession: @unchecked Sendable {
         self.annotateTo = annotateTo
         self.annotatePipe = annotatePipe
         self.reader = reader
+        self.kind = reader.kind
     }
 
     func run(drop: Bool) -> StreamSummary {
@@ -68,12 +74,13 @@ final class StreamSession: @unchecked Sendable {
                     }
                 }
             } catch {
-                summary.streamError = error
+                droppedLock.withLock { readError = error }
             }
             queue.close()
         }
         while let frame = queue.pop() { process(frame) }
         readerThread.join()
+        summary.streamError = droppedLock.withLock { readError }
         summary.read = reader.framesRead
         summary.dropped = droppedLock.withLock { dropped }
         summary.framesPerSecond = meter.framesPerSecond
@@ -83,7 +90,7 @@ final class StreamSession: @unchecked Sendable {
     private func process(_ frame: Frame) {
         do {
             var image: Image
-            if case .raw(let width, let height) = reader.kind {
+            if case .raw(let width, let height) = kind {
                 image = Image(rgb24: frame.bytes, width: width, height: height)
             } else {
                 image = try Image(decoding: frame.bytes, name: "frame \(frame.index)")

@@ -8,6 +8,8 @@ struct CLIResult {
     var stderr: String
     /// stdout as bytes (for binary output such as `stream --annotate-pipe`).
     var stdoutData = Data()
+    /// The process died of a signal (a trap, a crash): `status` is then the signal number.
+    var signaled = false
 }
 
 enum CLI {
@@ -45,7 +47,8 @@ enum CLI {
         try err.close()
         let outData = try Data(contentsOf: outURL), errData = try Data(contentsOf: errURL)
         return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData)
+                         stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData,
+                         signaled: process.terminationReason == .uncaughtSignal)
     }
 
     /// Fetched data (see Tests/DarknetTests/TestData.swift): `$DARKNET_SWIFT_DATA` or `<package>/weights`.

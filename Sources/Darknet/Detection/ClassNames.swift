@@ -5,26 +5,53 @@ public enum ClassNames {
     public enum Error: Swift.Error, Equatable, CustomStringConvertible {
         case unreadable(file: String, reason: String)
         case empty(file: String)
+        /// Larger than `maximumFileSize` (a weights file or a photo given by mistake).
+        case tooLarge(file: String, bytes: Int, limit: Int)
+        /// A NUL byte at `offset`: not a text file.
+        case binary(file: String, offset: Int)
 
         public var description: String {
             switch self {
             case .unreadable(let file, let reason): return "\(file): cannot read class names: \(reason)"
             case .empty(let file): return "\(file): no class names in the file"
+            case .tooLarge(let file, let bytes, let limit):
+                return "\(file): \(bytes) bytes is too large for a names file (limit \(limit), ClassNames.maximumFileSize)"
+            case .binary(let file, let offset):
+                return "\(file): not a names file (a NUL byte at offset \(offset); expected one class name per line)"
             }
         }
     }
 
+    /// Largest names file accepted (the largest published list, extraction22k's 21842
+    /// ImageNet names, is about 300 KB).
+    nonisolated(unsafe) public static var maximumFileSize = 16 << 20
+
     public static func load(contentsOf path: String) throws -> [String] {
         let data: Data
         do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            if let size = attributes[.size] as? Int, size > maximumFileSize {
+                throw Error.tooLarge(file: path, bytes: size, limit: maximumFileSize)
+            }
             data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as Error {
+            throw error
         } catch {
             throw Error.unreadable(file: path, reason: (error as NSError).localizedDescription)
         }
+        return try parse(data, file: path)
+    }
+
+    /// The names in `data` (a names file's bytes): one per line, `\n` or `\r\n`, spaces
+    /// trimmed, trailing empty lines dropped; invalid UTF-8 is replaced, a NUL byte or more than
+    /// `maximumFileSize` bytes is an error.
+    public static func parse(_ data: Data, file: String) throws -> [String] {
+        if data.count > maximumFileSize { throw Error.tooLarge(file: file, bytes: data.count, limit: maximumFileSize) }
+        if let nul = data.firstIndex(of: 0) { throw Error.binary(file: file, offset: nul - data.startIndex) }
         let text = String(decoding: data, as: UTF8.self)
         var names = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map { $0.trimmingSpaces }
         while names.last == "" { names.removeLast() }
-        if names.isEmpty { throw Error.empty(file: path) }
+        if names.isEmpty { throw Error.empty(file: file) }
         return names
     }
 }
