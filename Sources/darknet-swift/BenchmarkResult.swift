@@ -34,7 +34,7 @@ struct BenchmarkRow {
             return "layers " + route.sources.map(String.init).joined(separator: " ")
                 + (route.groups > 1 ? " group \(route.groupID)/\(route.groups)" : "")
         case .shortcut(let shortcut):
-            return "from \(shortcut.source)" + (shortcut.activation == .linear ? "" : " \(shortcut.activation.rawValue)")
+            return "from \(shortcut.sources.map(String.init).joined(separator: ","))" + (shortcut.activation == .linear ? "" : " \(shortcut.activation.rawValue)")
         case .yolo(let yolo): return "classes \(yolo.head.classes)"
         case .connected(let connected): return "\(connected.outputs) \(connected.activation.rawValue)"
         case .softmax(let softmax): return softmax.groups > 1 ? "groups \(softmax.groups)" : ""

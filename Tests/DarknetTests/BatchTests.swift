@@ -106,10 +106,12 @@ final class BatchTests: XCTestCase {
     }
 
     /// The AlexeyAB fixture (route groups, sam, scale_channels, scale_x_y, mish, swish, two
-    /// heads), pjreddie's shortcut between sizes and negative upsample, and a classifier
+    /// heads), pjreddie's shortcut between sizes and negative upsample, AlexeyAB's weighted
+    /// multi-layer shortcuts, and a classifier
     /// (`[connected]`, `[softmax]`, `[avgpool]`, `[dropout]`, image by image in a batch).
     func testZooNetworksOfABatchMatchOneImageAtATime() throws {
-        for name in ["zoo2-v4tiny.cfg", "zoo2-pjreddie.cfg", "zoo5-crop.cfg", "zoo5-newcoords.cfg", "zoo5-local.cfg"] {
+        for name in ["zoo2-v4tiny.cfg", "zoo2-pjreddie.cfg", "zoo5-crop.cfg", "zoo5-newcoords.cfg", "zoo5-local.cfg",
+                     "shortcut-weighted.cfg"] {
             let cfg = try String(contentsOf: TestData.fixture(name), encoding: .utf8)
             try assertBatchMatchesSingles(cfg: cfg, batch: 3, algorithm: .auto, name)
         }

@@ -196,7 +196,8 @@ final class MalformedInputTests: XCTestCase {
             add("shortcut from \(value)", "shortcut", "from", value, kind: "layerReference")
         }
         // (A shortcut from a layer of another size is darknet's sampled shortcut, not an error.)
-        add("shortcut from two", "shortcut", "from", "-1,-2", kind: "unsupported")
+        add("shortcut weights_type", "shortcut", "weights_type", "per_pixel", kind: "invalidValue")
+        add("shortcut weights_normalization", "shortcut", "weights_normalization", "max", kind: "invalidValue")
         // [yolo]: masks vs anchors, classes vs filters.
         for value in ["6", "-1", "0,1,9", "9223372036854775807"] {
             add("yolo mask \(value)", "yolo", "mask", value, kind: "invalidValue")

@@ -57,7 +57,7 @@ public struct Layer: Sendable, Hashable {
     public var references: [Int] {
         switch kind {
         case .route(let route): return route.sources
-        case .shortcut(let shortcut): return [shortcut.source]
+        case .shortcut(let shortcut): return shortcut.sources
         case .sam(let sam): return [sam.source]
         case .scaleChannels(let scale): return [scale.source]
         default: return []

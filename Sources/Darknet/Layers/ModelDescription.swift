@@ -119,12 +119,14 @@ public struct ModelDescription: Sendable {
             known = Route.keys
         case "shortcut":
             let shortcut = try Shortcut.parse(section, index: index)
-            let sourceShape = layers[shortcut.source].output
+            let sourceShapes = shortcut.sources.map { layers[$0].output }
             kind = .shortcut(shortcut)
-            output = shortcut.outputShape(input: input, sourceShape: sourceShape)
+            output = shortcut.outputShape(input: input, sourceShapes: sourceShapes)
             if output == nil {
-                throw CfgError.shapeMismatch(section.location("from"), layer: index,
-                                             detail: "shortcut adds layer \(shortcut.source) (\(sourceShape)) to the previous layer (\(input)); their width and height ratios must agree")
+                let listed = zip(shortcut.sources, sourceShapes).map { "layer \($0.0) (\($0.1))" }.joined(separator: ", ")
+                throw CfgError.shapeMismatch(section.location("from"), layer: index, detail: shortcut.isMultilayer
+                    ? "shortcut adds \(listed) to the previous layer (\(input)); with several from layers or weights all need its width and height"
+                    : "shortcut adds \(listed) to the previous layer (\(input)); their width and height ratios must agree")
             }
             known = Shortcut.keys
         case "yolo":

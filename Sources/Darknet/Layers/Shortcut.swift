@@ -7,41 +7,129 @@
 /// `min(C, C1) × min(H, H1) × min(W, W1)` positions `out[k][j·sample][i·sample] =
 /// alpha · out + beta · from[k][j·stride][i·stride]`; the other outputs keep the previous
 /// layer's value (no alpha). Both ratios must agree between width and height (darknet asserts it).
+///
+/// AlexeyAB's multi-layer / weighted shortcut (several `from` layers, or `weights_type`
+/// `per_feature` (alias `per_layer`) / `per_channel`) is `ShortcutMultilayer.swift`
+/// (`shortcut_multilayer_cpu`); there `alpha`/`beta` do not exist (AlexeyAB does not read them).
 public struct Shortcut: Sendable, Hashable {
-    /// Absolute index of the added layer.
+    /// AlexeyAB's `weights_type`: how many weights each added tensor gets.
+    public enum WeightsType: String, Sendable, Hashable {
+        /// No weights (darknet's default).
+        case none
+        /// One weight per tensor (`per_feature`, alias `per_layer`): `n + 1` weights.
+        case perFeature = "per_feature"
+        /// One weight per tensor and channel (`per_channel`): `(n + 1) · C` weights.
+        case perChannel = "per_channel"
+    }
+
+    /// AlexeyAB's `weights_normalization` (only read with weights).
+    public enum Normalization: String, Sendable, Hashable {
+        case none
+        /// `lrelu(w) / (0.0001 + Σ lrelu(w_i))` with `lrelu(w) = max(w, 0.001)` (alias `avg_relu`;
+        /// AlexeyAB's inference-time `fuse_conv_batchnorm`).
+        case relu
+        /// `exp(w − max) / (0.0001 + Σ exp(w_i − max))`.
+        case softmax
+    }
+
+    /// Absolute index of the (first) added layer.
     public var source: Int
     public var activation: Activation
     public var alpha: Float
     public var beta: Float
+    /// Absolute indices of every added layer (`[source]` unless `from` lists several).
+    public var sources: [Int]
+    public var weightsType: WeightsType = .none
+    public var normalization: Normalization = .none
 
     static let keys: Set<String> = ["from", "activation", "alpha", "beta", "weights_type", "weights_normalization"]
     /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
-    static let honouredKeys: Set<String> = ["from", "activation", "alpha", "beta"]
+    static let honouredKeys: Set<String> = ["from", "activation", "alpha", "beta", "weights_type", "weights_normalization"]
     /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
-    static let rejectedKeys: [String: String] = ["weights_type": "per_feature"]
+    static let rejectedKeys: [String: String] = [:]
+
+    /// True for AlexeyAB's `shortcut_multilayer_cpu` path (several sources or weights).
+    public var isMultilayer: Bool { sources.count > 1 || weightsType != .none }
+
+    /// Weights the `.weights` file holds for this layer after the previous layers' (AlexeyAB's
+    /// `load_shortcut_weights`): `n + 1` per feature, `(n + 1) · C` per channel, else 0.
+    public func weightCount(channels: Int) -> Int {
+        switch weightsType {
+        case .none: return 0
+        case .perFeature: return sources.count + 1
+        case .perChannel: return (sources.count + 1) * channels
+        }
+    }
 
     static func parse(_ section: CfgSection, index: Int) throws -> Shortcut {
         guard let from = try section.intList("from"), !from.isEmpty else {
             throw CfgError.missingKey(CfgLocation(file: section.file, line: section.line, section: section.name, key: "from"))
         }
-        if from.count > 1 {
-            throw CfgError.unsupported(section.location("from"), what: "shortcut from several layers")
+        var sources: [Int] = []
+        for value in from {
+            let absolute = value < 0 ? index + value : value
+            guard absolute >= 0, absolute < index else {
+                throw CfgError.layerReference(section.location("from"), layer: index, index: value, available: index)
+            }
+            sources.append(absolute)
         }
-        if section.string("weights_type", default: "none") != "none" {
-            throw CfgError.unsupported(section.location("weights_type"), what: "weighted shortcut")
+        let typeName = section.string("weights_type", default: "none")
+        let weightsType: WeightsType
+        switch typeName {
+        case "none": weightsType = .none
+        case "per_feature", "per_layer": weightsType = .perFeature
+        case "per_channel": weightsType = .perChannel
+        default:
+            throw CfgError.invalidValue(section.location("weights_type"), value: typeName,
+                                        expected: "none, per_feature, per_layer or per_channel")
         }
-        let absolute = from[0] < 0 ? index + from[0] : from[0]
-        guard absolute >= 0, absolute < index else {
-            throw CfgError.layerReference(section.location("from"), layer: index, index: from[0], available: index)
+        let normalizationName = section.string("weights_normalization", default: "none")
+        var normalization: Normalization
+        switch normalizationName {
+        case "none": normalization = .none
+        case "relu", "avg_relu": normalization = .relu
+        case "softmax": normalization = .softmax
+        default:
+            throw CfgError.invalidValue(section.location("weights_normalization"), value: normalizationName,
+                                        expected: "none, relu, avg_relu or softmax")
         }
+        if weightsType == .none { normalization = .none }  // AlexeyAB: no weights, nothing to normalize
         let activation = try Activation(cfgName: section.string("activation", default: "linear"),
                                         location: section.location("activation"))
-        return Shortcut(source: absolute, activation: activation,
-                        alpha: try section.float("alpha", default: 1), beta: try section.float("beta", default: 1))
+        var shortcut = Shortcut(source: sources[0], activation: activation,
+                                alpha: try section.float("alpha", default: 1), beta: try section.float("beta", default: 1))
+        shortcut.sources = sources
+        shortcut.weightsType = weightsType
+        shortcut.normalization = normalization
+        if shortcut.isMultilayer {
+            // pjreddie's alpha/beta do not exist in AlexeyAB's multi-layer shortcut: refuse rather than guess.
+            for key in ["alpha", "beta"] where try section.float(key, default: 1) != 1 {
+                throw CfgError.unsupported(section.location(key), what: "\(key) with several from layers or weights_type")
+            }
+        }
+        return shortcut
+    }
+
+    init(source: Int, activation: Activation, alpha: Float, beta: Float) {
+        self.source = source
+        self.activation = activation
+        self.alpha = alpha
+        self.beta = beta
+        self.sources = [source]
     }
 
     /// Pure shape inference: the previous layer's shape; nil when `from`'s width and height
-    /// ratios to it differ (darknet's `assert(stride == h1/h2)`).
+    /// ratios to it differ (darknet's `assert(stride == h1/h2)`). Multi-layer: every source
+    /// must have the input's width and height (AlexeyAB's `parse_shortcut` asserts it).
+    public func outputShape(input: TensorShape, sourceShapes: [TensorShape]) -> TensorShape? {
+        if isMultilayer {
+            let same = sourceShapes.allSatisfy { $0.width == input.width && $0.height == input.height }
+            return same ? input : nil
+        }
+        guard let sourceShape = sourceShapes.first else { return nil }
+        return outputShape(input: input, sourceShape: sourceShape)
+    }
+
     public func outputShape(input: TensorShape, sourceShape: TensorShape) -> TensorShape? {
         guard sourceShape.width / input.width == sourceShape.height / input.height,
               input.width / sourceShape.width == input.height / sourceShape.height else { return nil }

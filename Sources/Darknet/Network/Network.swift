@@ -294,6 +294,11 @@ public final class Network {
             if plan.routeInPlace[layer.index] { break }
             route.forward(sources: route.sources.map { (UnsafePointer(output(of: $0)), model.layers[$0].output.count * batch) },
                           output: out)
+        case .shortcut(let shortcut) where shortcut.isMultilayer:
+            shortcut.forwardMultilayer(input: previous, shape: layer.output,
+                                       sources: shortcut.sources.map { UnsafePointer(output(of: $0)) },
+                                       sourceShapes: shortcut.sources.map { model.layers[$0].output },
+                                       weights: parameters[layer.index]?.weights ?? [], batch: batch, output: out)
         case .shortcut(let shortcut):
             shortcut.forward(input: previous, shape: planes(layer.output), source: UnsafePointer(output(of: shortcut.source)),
                              sourceShape: planes(model.layers[shortcut.source].output), output: out)

@@ -13,7 +13,8 @@
 ///   `a = sqrt(6 / inputs)`, then if batch_normalize scales U(0.8, 1.2), rolling mean
 ///   U(−0.1, 0.1), rolling variance U(0.8, 1.2). Per `[batchnorm]`: scales, rolling mean,
 ///   rolling variance as for a convolution. Per `[local]`: biases U(−0.1, 0.1) (one per
-///   output element), weights U(−a, a) with `a = sqrt(6 / (size²·C))`.
+///   output element), weights U(−a, a) with `a = sqrt(6 / (size²·C))`. Per weighted
+///   `[shortcut]` (AlexeyAB only, so not in the libdarknet tool): its weights U(−0.25, 1.25).
 public enum SyntheticWeights {
     public static let specVersion = 1
 
@@ -50,6 +51,9 @@ public enum SyntheticWeights {
                 appendUniform(n, 0.8, 1.2)
                 appendUniform(n, -0.1, 0.1)
                 appendUniform(n, 0.8, 1.2)
+                continue
+            case .shortcut(let shortcut) where shortcut.weightsType != .none:
+                appendUniform(shortcut.weightCount(channels: layer.output.channels), -0.25, 1.25)
                 continue
             case .local(let local):
                 appendUniform(layer.output.count, -0.1, 0.1)

@@ -10,7 +10,8 @@ import Foundation
 /// major or minor > 1000 (parser.c's `transpose` flag) — then, if batch_normalize, scales,
 /// rolling mean, rolling variance; per `[batchnorm]` (`load_batchnorm_weights`) scales,
 /// rolling mean, rolling variance (`C` each); per `[local]` one bias per output element, then
-/// `locations × filters × size²·C` weights. The size must match the cfg exactly.
+/// `locations × filters × size²·C` weights; per weighted `[shortcut]` (AlexeyAB's
+/// `load_shortcut_weights`, same place in layer order) its `(n + 1)` or `(n + 1)·C` weights. The size must match the cfg exactly.
 public enum WeightsReader {
     public struct Header: Sendable, Equatable {
         public var major: Int32
@@ -55,6 +56,8 @@ public enum WeightsReader {
             let n = layer.input.channels
             return [Part(name: "scales", count: n), Part(name: "rolling mean", count: n),
                     Part(name: "rolling variance", count: n)]
+        case .shortcut(let shortcut) where shortcut.weightsType != .none:
+            return [Part(name: "shortcut weights", count: shortcut.weightCount(channels: layer.output.channels))]
         case .local(let local):
             let locations = layer.output.height * layer.output.width
             return [Part(name: "biases", count: layer.output.count),
@@ -103,6 +106,8 @@ public enum WeightsReader {
             return ConvolutionWeights(weights: weights, biases: arrays[0])
         case .local:
             return ConvolutionWeights(weights: arrays[1], biases: arrays[0])
+        case .shortcut:
+            return ConvolutionWeights(weights: arrays[0], biases: [])
         case .batchnorm:
             let n = layer.input.channels
             return .folding(weights: [Float](repeating: 1, count: n), biases: [Float](repeating: 0, count: n),
