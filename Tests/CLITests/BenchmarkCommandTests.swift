@@ -131,9 +131,10 @@ final class BenchmarkCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
         XCTAssertEqual(lines.count, 25)
-        let header = lines[0].split(separator: ",").map(String.init)
+        guard let first = lines.first else { return XCTFail("no CSV output: \(result.stderr)") }
+        let header = first.split(separator: ",").map(String.init)
         XCTAssertEqual(header.prefix(3), ["index", "type", "options"])
-        XCTAssertTrue(header.contains("median_ms") && header.contains("gemm_ms"), lines[0])
+        XCTAssertTrue(header.contains("median_ms") && header.contains("gemm_ms"), first)
         for line in lines.dropFirst() {
             XCTAssertEqual(line.split(separator: ",", omittingEmptySubsequences: false).count, header.count, line)
         }
