@@ -10,24 +10,22 @@ public enum NMS {
     /// Returns the remaining candidates in darknet's final array order (the order darknet's
     /// draw_detections prints them), suppressed scores set to 0. Candidates shorter than the
     /// longest `probabilities` count as 0 for the classes they lack.
-    /// Cost: one O(n log n) sort per class with any non-zero score, and IoU tests only between
-    /// boxes whose x extents can overlap (`SweepIndex`: with a threshold ≥ 0, boxes apart in x
-    /// have IoU 0 or NaN and never suppress each other) — O(n²) only when every box overlaps
-    /// every other, as darknet always is; no per-pair allocation.
+    /// Cost: one O(n log n) sort per class with any non-zero score, and IoU tests only between a
+    /// candidate and the kept boxes that can overlap it with a similar size (`NMSIndex`); no
+    /// per-pair allocation. Bit-identical to darknet's all-pairs loop (tested).
     public static func perClass(_ candidates: [Candidate], iouThreshold: Float) -> [Candidate] {
-        perClass(candidates, iouThreshold: iouThreshold, sweep: true)
+        perClass(candidates, iouThreshold: iouThreshold, indexed: true)
     }
 
-    /// `sweep: false` tests every pair, as darknet's loop does: the reference the sweep is
+    /// `indexed: false` tests every pair, as darknet's loop does: the reference the index is
     /// tested against.
-    static func perClass(_ candidates: [Candidate], iouThreshold: Float, sweep: Bool) -> [Candidate] {
+    static func perClass(_ candidates: [Candidate], iouThreshold: Float, indexed: Bool) -> [Candidate] {
         var items = removingZeroObjectness(candidates)
         let total = items.count
         if total == 0 { return [] }
         let classes = items.reduce(0) { max($0, $1.probabilities.count) }
         let boxes = items.map(\.box)
-        let index = sweep && iouThreshold >= 0 ? SweepIndex(boxes) : nil
-        var rank = [Int](repeating: 0, count: index == nil ? 0 : total)
+        var index = indexed ? NMSIndex(boxes, threshold: iouThreshold) : nil
         var order = Array(0..<total)
         var scores = [Float](repeating: 0, count: total)
         for k in 0..<classes {
@@ -45,31 +43,37 @@ public enum NMS {
             while activeEnd > 0 && scores[order[activeEnd - 1]].bitPattern == 0 { activeEnd -= 1 }
             var changed = false
             if index != nil {
-                for i in 0..<total { rank[order[i]] = i }
-            }
-            for i in 0..<activeEnd {
-                let a = order[i]
-                if scores[a] == 0 { continue }
-                let boxA = boxes[a]
-                if let index {
-                    // The same pairs as the loop below, less those that cannot overlap in x.
-                    for position in index.window(for: a) {
-                        let b = index.byLeft[position]
-                        let r = rank[b]
-                        if r <= i || r >= activeEnd || scores[b].bitPattern == 0 { continue }
-                        if darknetIoU(boxA, boxes[b]) > iouThreshold {
+                // darknet's loop, seen from the later candidate: it is zeroed when an earlier
+                // candidate whose score was still non-zero on its turn (a kept one) overlaps it.
+                index!.removeAll()
+                for i in 0..<activeEnd {
+                    let b = order[i]
+                    if scores[b].bitPattern != 0 {  // already +0: zeroing again changes nothing
+                        let boxB = boxes[b]
+                        var hit = false
+                        index!.forEachCandidate(of: b) { a in
+                            hit = darknetIoU(boxes[a], boxB) > iouThreshold
+                            return hit
+                        }
+                        if hit {
                             scores[b] = 0
                             changed = true
                         }
                     }
-                    continue
+                    if scores[b] != 0 { index!.insert(b) }
                 }
-                for j in (i + 1)..<activeEnd {
-                    let b = order[j]
-                    if scores[b].bitPattern == 0 { continue }  // already +0: zeroing again changes nothing
-                    if darknetIoU(boxA, boxes[b]) > iouThreshold {
-                        scores[b] = 0
-                        changed = true
+            } else {
+                for i in 0..<activeEnd {
+                    let a = order[i]
+                    if scores[a] == 0 { continue }
+                    let boxA = boxes[a]
+                    for j in (i + 1)..<activeEnd {
+                        let b = order[j]
+                        if scores[b].bitPattern == 0 { continue }  // already +0: zeroing again changes nothing
+                        if darknetIoU(boxA, boxes[b]) > iouThreshold {
+                            scores[b] = 0
+                            changed = true
+                        }
                     }
                 }
             }
@@ -89,21 +93,44 @@ public enum NMS {
     /// objectness whose IoU with it is `> iouThreshold`. Returns the remaining candidates in
     /// darknet's final order, suppressed ones included with zeroed scores.
     public static func byObjectness(_ candidates: [Candidate], iouThreshold: Float) -> [Candidate] {
+        byObjectness(candidates, iouThreshold: iouThreshold, indexed: true)
+    }
+
+    /// `indexed: false`: every pair, darknet's loop (the reference for `NMSIndex`).
+    static func byObjectness(_ candidates: [Candidate], iouThreshold: Float, indexed: Bool) -> [Candidate] {
         let items = removingZeroObjectness(candidates)
         let total = items.count
+        let boxes = items.map(\.box)
         var order = Array(0..<total)
         var objectness = items.map(\.objectness)
         darknetMergeSort(&order, keys: objectness)
         var suppressed = [Bool](repeating: false, count: total)
-        for i in 0..<total {
-            let a = order[i]
-            if objectness[a] == 0 { continue }
-            for j in (i + 1)..<total {
-                let b = order[j]
+        if indexed, var index = NMSIndex(boxes, threshold: iouThreshold) {
+            for b in order {
                 if objectness[b] == 0 { continue }
-                if darknetIoU(items[a].box, items[b].box) > iouThreshold {
+                var hit = false
+                index.forEachCandidate(of: b) { a in
+                    hit = darknetIoU(boxes[a], boxes[b]) > iouThreshold
+                    return hit
+                }
+                if hit {
                     objectness[b] = 0
                     suppressed[b] = true
+                } else {
+                    index.insert(b)
+                }
+            }
+        } else {
+            for i in 0..<total {
+                let a = order[i]
+                if objectness[a] == 0 { continue }
+                for j in (i + 1)..<total {
+                    let b = order[j]
+                    if objectness[b] == 0 { continue }
+                    if darknetIoU(boxes[a], boxes[b]) > iouThreshold {
+                        objectness[b] = 0
+                        suppressed[b] = true
+                    }
                 }
             }
         }
@@ -125,20 +152,40 @@ public enum NMS {
     /// with it is `> iouThreshold`. Returns the kept candidates, in that sorted order, with
     /// their probabilities unchanged.
     public static func classAgnostic(_ candidates: [Candidate], iouThreshold: Float) -> [Candidate] {
+        classAgnostic(candidates, iouThreshold: iouThreshold, indexed: true)
+    }
+
+    /// `indexed: false`: every pair (the reference for `NMSIndex`).
+    static func classAgnostic(_ candidates: [Candidate], iouThreshold: Float, indexed: Bool) -> [Candidate] {
         let items = candidates.filter { $0.objectness != 0 }
         let total = items.count
+        let boxes = items.map(\.box)
         let scores = items.map { bestScore($0.probabilities) }
         var order = Array(0..<total)
         darknetMergeSort(&order, keys: scores)
-        var suppressed = [Bool](repeating: false, count: total)
         var kept: [Candidate] = []
+        if indexed, var index = NMSIndex(boxes, threshold: iouThreshold) {
+            for b in order {
+                var hit = false
+                index.forEachCandidate(of: b) { a in
+                    hit = darknetIoU(boxes[a], boxes[b]) > iouThreshold
+                    return hit
+                }
+                if !hit {
+                    kept.append(items[b])
+                    index.insert(b)
+                }
+            }
+            return kept
+        }
+        var suppressed = [Bool](repeating: false, count: total)
         for i in 0..<total {
             let a = order[i]
             if suppressed[a] { continue }
             kept.append(items[a])
             for j in (i + 1)..<total {
                 let b = order[j]
-                if !suppressed[b] && darknetIoU(items[a].box, items[b].box) > iouThreshold {
+                if !suppressed[b] && darknetIoU(boxes[a], boxes[b]) > iouThreshold {
                     suppressed[b] = true
                 }
             }
@@ -170,61 +217,5 @@ public enum NMS {
         }
         items.removeLast(items.count - (last + 1))
         return items
-    }
-}
-
-/// Boxes ordered by left edge (`x − width/2`, computed as darknet's `overlap` does), so that
-/// NMS tests only the boxes that can overlap a given one in x. Two boxes whose x extents do not
-/// overlap (`overlap ≤ 0`) have intersection 0 and IoU 0, −0 or NaN: never above a threshold
-/// ≥ 0. nil when a box is not finite or has a negative size (then every pair is tested).
-struct SweepIndex {
-    /// Candidate indices by ascending left edge.
-    let byLeft: [Int]
-    /// Left edges in `byLeft` order (ascending), as Double.
-    let lefts: [Double]
-    let left: [Float]
-    let right: [Float]
-    /// A bound on any box's width, with margin for the rounding of `x ± width/2`.
-    let reach: Double
-
-    init?(_ boxes: [BoundingBox]) {
-        var left = [Float](), right = [Float]()
-        left.reserveCapacity(boxes.count)
-        right.reserveCapacity(boxes.count)
-        var widest: Float = 0
-        for box in boxes {
-            guard box.x.isFinite, box.y.isFinite, box.width.isFinite, box.height.isFinite,
-                  box.width >= 0, box.height >= 0 else { return nil }
-            let l = box.x - box.width / 2, r = box.x + box.width / 2
-            guard l.isFinite, r.isFinite else { return nil }
-            left.append(l)
-            right.append(r)
-            widest = max(widest, box.width)
-        }
-        let byLeft = (0..<boxes.count).sorted { (left[$0], $0) < (left[$1], $1) }
-        self.byLeft = byLeft
-        self.lefts = byLeft.map { Double(left[$0]) }
-        self.left = left
-        self.right = right
-        self.reach = Double(widest) * (1 + 1e-5) + 1e-30
-    }
-
-    /// Positions in `byLeft` of every box that can overlap box `a` in x: a box overlapping it
-    /// ends right of `a`'s left edge, so it starts after `left[a] − reach`, and it starts
-    /// before `a`'s right edge.
-    func window(for a: Int) -> Range<Int> {
-        let start = Double(left[a]) - reach - 1e-5 * abs(Double(left[a]))
-        let end = Double(right[a])
-        return firstIndex(notBelow: start)..<firstIndex(notBelow: end)
-    }
-
-    /// The first position whose left edge is ≥ `value` (binary search).
-    private func firstIndex(notBelow value: Double) -> Int {
-        var low = 0, high = lefts.count
-        while low < high {
-            let middle = (low + high) / 2
-            if lefts[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        return low
     }
 }

@@ -42,10 +42,19 @@ extension NMS {
     /// later candidate's score is zeroed when `a.distanceIoU(b, beta:) > iouThreshold`.
     /// DIoU-NMS keeps more of two overlapping boxes whose centres are apart (crowds).
     public static func diou(_ candidates: [Candidate], iouThreshold: Float, beta: Float = 0.6) -> [Candidate] {
+        diou(candidates, iouThreshold: iouThreshold, beta: beta, indexed: true)
+    }
+
+    /// `indexed: false`: every pair, AlexeyAB's loop. With `NMSIndex` only kept boxes that overlap
+    /// are tested: the DIoU is the IoU minus a term ≥ 0 (or NaN), so it passes a threshold ≥ 0
+    /// only where the IoU does.
+    static func diou(_ candidates: [Candidate], iouThreshold: Float, beta: Float, indexed: Bool) -> [Candidate] {
         var items = removingZeroObjectness(candidates)
         let total = items.count
         if total == 0 { return [] }
         let classes = items.reduce(0) { max($0, $1.probabilities.count) }
+        let boxes = items.map(\.box)
+        var index = indexed ? NMSIndex(boxes, threshold: iouThreshold) : nil
         var order = Array(0..<total)
         var scores = [Float](repeating: 0, count: total)
         for k in 0..<classes {
@@ -54,12 +63,27 @@ extension NMS {
                 scores[i] = k < p.count ? p[k] : 0
             }
             darknetMergeSort(&order, keys: scores)
-            for i in 0..<total {
-                let a = order[i]
-                if scores[a] == 0 { continue }
-                for j in (i + 1)..<total {
-                    let b = order[j]
-                    if items[a].box.distanceIoU(items[b].box, beta: beta) > iouThreshold { scores[b] = 0 }
+            if index != nil {
+                index!.removeAll()
+                for b in order {
+                    if scores[b].bitPattern != 0 {
+                        var hit = false
+                        index!.forEachCandidate(of: b) { a in
+                            hit = boxes[a].distanceIoU(boxes[b], beta: beta) > iouThreshold
+                            return hit
+                        }
+                        if hit { scores[b] = 0 }
+                    }
+                    if scores[b] != 0 { index!.insert(b) }
+                }
+            } else {
+                for i in 0..<total {
+                    let a = order[i]
+                    if scores[a] == 0 { continue }
+                    for j in (i + 1)..<total {
+                        let b = order[j]
+                        if boxes[a].distanceIoU(boxes[b], beta: beta) > iouThreshold { scores[b] = 0 }
+                    }
                 }
             }
             for i in 0..<total where k < items[i].probabilities.count { items[i].probabilities[k] = scores[i] }
@@ -90,9 +114,29 @@ extension NMS {
     /// Greedy NMS across classes on detections: stable sort by confidence descending, keep
     /// each one whose IoU with every kept one is `<= iouThreshold`.
     public static func greedy(_ detections: [Detection], iouThreshold: Float) -> [Detection] {
+        greedy(detections, iouThreshold: iouThreshold, indexed: true)
+    }
+
+    /// `indexed: false`: each candidate against every kept one (the reference for `NMSIndex`).
+    static func greedy(_ detections: [Detection], iouThreshold: Float, indexed: Bool) -> [Detection] {
         var order = Array(detections.indices)
         darknetMergeSort(&order, keys: detections.map(\.confidence))
         var kept: [Detection] = []
+        let boxes = detections.map(\.box)
+        if indexed, var index = NMSIndex(boxes, threshold: iouThreshold) {
+            for b in order {
+                var hit = false
+                index.forEachCandidate(of: b) { a in
+                    hit = !(boxes[a].iou(boxes[b]) <= iouThreshold)
+                    return hit
+                }
+                if !hit {
+                    kept.append(detections[b])
+                    index.insert(b)
+                }
+            }
+            return kept
+        }
         for index in order {
             let candidate = detections[index]
             if kept.allSatisfy({ $0.box.iou(candidate.box) <= iouThreshold }) {

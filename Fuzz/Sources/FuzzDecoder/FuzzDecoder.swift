@@ -5,6 +5,8 @@ import YOLO
 /// scale_x_y, new_coords), a tensor shape with arbitrary strides and offset (small signed
 /// values, so zero, negative and out-of-range strides all occur), a network size, a threshold,
 /// options, then the buffer (Float or UInt8/Float16-free elements from the remaining bytes).
+/// The candidates then go through one of the five NMS schemes (the kind byte's high bits pick
+/// it, and whether the IoU threshold is 0.45 or the fuzzed threshold).
 struct Bytes {
     var data: UnsafeBufferPointer<UInt8>
     var position = 0
@@ -60,7 +62,16 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let candidates = try? YOLODecoder.decode(buffer, tensor: tensor, head: head,
                                                 networkWidth: networkWidth, networkHeight: networkHeight,
                                                 threshold: threshold, options: options) {
-        _ = NMS.perClass(candidates, iouThreshold: 0.45)
+        // Every NMS the engine offers, at a threshold that is usually darknet's.
+        let nms = kind >> 4
+        let iouThreshold: Float = nms & 8 == 0 ? 0.45 : threshold
+        switch nms % 5 {
+        case 0: _ = NMS.perClass(candidates, iouThreshold: iouThreshold)
+        case 1: _ = NMS.byObjectness(candidates, iouThreshold: iouThreshold)
+        case 2: _ = NMS.classAgnostic(candidates, iouThreshold: iouThreshold)
+        case 3: _ = NMS.diou(candidates, iouThreshold: iouThreshold, beta: 0.6)
+        default: _ = NMS.coreML(candidates, iouThreshold: iouThreshold, confidenceThreshold: threshold)
+        }
     }
     return 0
 }
