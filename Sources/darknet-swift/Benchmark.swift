@@ -97,16 +97,23 @@ struct Benchmark: ParsableCommand {
         try report(model.warnings, strict: strict)
         let parameters: [Int: ConvolutionWeights]
         let weightsSource: String
+        let loadSeconds: Double
         if let weights {
+            let start = DispatchTime.now().uptimeNanoseconds
             parameters = try WeightsReader.read(contentsOf: weights, for: model)
+            loadSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             weightsSource = weights
         } else {
             let seed = self.seed ?? 1
             weightsSource = "synthetic (seed \(seed))"
             let bytes = SyntheticWeights.bytes(for: model, seed: seed)
+            let start = DispatchTime.now().uptimeNanoseconds
             parameters = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic weights", for: model) }
+            loadSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         }
+        let prepareStart = DispatchTime.now().uptimeNanoseconds
         let prepared = Network.prepare(parameters, for: model, algorithm: convAlgorithm)
+        let prepareSeconds = Double(DispatchTime.now().uptimeNanoseconds - prepareStart) / 1e9
         let network = try Network(model: model, weights: prepared, algorithm: convAlgorithm, batch: batch)
         let single = batch > 1 ? try Network(model: model, weights: prepared, algorithm: convAlgorithm) : nil
         let peakGflops = peak ? Machine.measurePeakGflops() : nil
@@ -117,7 +124,8 @@ struct Benchmark: ParsableCommand {
         let result = BenchmarkResult(machine: .current(peakGflops: peakGflops), cfg: cfg, width: model.net.width,
                                      height: model.net.height, weights: weightsSource, warmup: warmup, batch: batch,
                                      rows: measured.rows, endToEnd: measured.endToEnd,
-                                     layerSums: measured.layerSums, singleEndToEnd: measured.single)
+                                     layerSums: measured.layerSums, singleEndToEnd: measured.single,
+                                     loadSeconds: loadSeconds, prepareSeconds: prepareSeconds)
         let rows = sort == .time ? result.rows.sorted { ($0.median, $1.layer.index) > ($1.median, $0.layer.index) } : result.rows
         switch format {
         case .table: print(BenchmarkTable.render(result, rows: rows), terminator: "")

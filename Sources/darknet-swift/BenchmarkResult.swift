@@ -69,6 +69,12 @@ struct BenchmarkResult {
     var layerSums: [Double]
     /// With a batch: seconds of each batch-1 `forward`, timed in the same runs.
     var singleEndToEnd: [Double]?
+    /// Seconds to read the weights and fold batch norm (`WeightsReader.read`; for synthetic
+    /// weights, the parse of bytes already in memory), once, before the runs.
+    var loadSeconds: Double = 0
+    /// Seconds to prepare the convolutions for their methods (`Network.prepare`: the Winograd
+    /// weight transforms), once.
+    var prepareSeconds: Double = 0
 
     var runs: Int { endToEnd.count }
     var endToEndMedian: Double { Statistics.median(endToEnd) }
