@@ -115,6 +115,46 @@ final class WeightsReaderTests: XCTestCase {
         }
     }
 
+    /// The copy splits big parts into 65 536-float chunks across workers; the first non-finite
+    /// value is found wherever it lies (and whichever chunk sees one first), and the values are
+    /// copied bit for bit, NaN payloads included.
+    func testCopyFloatsFindsTheFirstNonFiniteInAnyChunk() {
+        let saved = GEMM.threads
+        GEMM.threads = 2
+        defer { GEMM.threads = saved }
+        var floats = (0..<300_001).map { Float($0) * 0.5 - 7 }
+        let clean = floats.withUnsafeBytes { WeightsReader.copyFloats($0) }
+        XCTAssertNil(clean.firstNonFinite)
+        XCTAssertEqual(clean.values.map(\.bitPattern), floats.map(\.bitPattern))
+        for (positions, first) in [([299_999, 150_001], 150_001), ([65_536], 65_536), ([0, 200_000], 0), ([300_000], 300_000)] {
+            var bad = floats
+            for (n, i) in positions.enumerated() { bad[i] = n % 2 == 0 ? Float(bitPattern: 0x7FC0_1234) : -.infinity }
+            let copied = bad.withUnsafeBytes { WeightsReader.copyFloats($0) }
+            XCTAssertEqual(copied.firstNonFinite, first, "\(positions)")
+            XCTAssertEqual(copied.values.map(\.bitPattern), bad.map(\.bitPattern))
+        }
+        floats[3] = .greatestFiniteMagnitude
+        XCTAssertNil(floats.withUnsafeBytes { WeightsReader.copyFloats($0) }.firstNonFinite)
+    }
+
+    /// Folding splits the filters across workers: the result is the one-thread result.
+    func testFoldingIsTheSameOnOneAndTwoWorkers() {
+        let filters = 64, perFilter = 4096
+        let weights = (0..<(filters * perFilter)).map { Float(($0 * 7919) % 1000) / 333 - 1.5 }
+        let statistics = (0..<filters).map { Float($0 % 13) / 7 + 0.1 }
+        let saved = GEMM.threads
+        defer { GEMM.threads = saved }
+        func fold(threads: Int) -> ConvolutionWeights {
+            GEMM.threads = threads
+            return .folding(weights: weights, biases: statistics, scales: statistics.reversed(),
+                            rollingMean: statistics, rollingVariance: statistics.map { $0 * 2 })
+        }
+        let one = fold(threads: 1), two = fold(threads: 2)
+        XCTAssertEqual(one.weights.map(\.bitPattern), two.weights.map(\.bitPattern))
+        XCTAssertEqual(one.biases.map(\.bitPattern), two.biases.map(\.bitPattern))
+        XCTAssertNotEqual(one.weights, weights)
+    }
+
     func testUnreadableFile() throws {
         XCTAssertThrowsError(try WeightsReader.read(contentsOf: "/nonexistent/y.weights", for: try model)) { error in
             guard case .unreadable(let file, _)? = error as? WeightsError else { return XCTFail("\(error)") }

@@ -57,8 +57,9 @@ enum Winograd {
     static func transformWeights(_ variant: Variant, _ weights: UnsafeBufferPointer<Float>,
                                  filters: Int, channels: Int) -> [Float] {
         let w = variant.window
-        var u = [Float](repeating: 0, count: variant.positions * filters * channels)
-        u.withUnsafeMutableBufferPointer { u in
+        // Every element is written below, so the array starts uninitialised (no zeroing pass).
+        let count = variant.positions * filters * channels
+        return [Float](unsafeUninitializedCapacity: count) { u, initialized in
             let plane = filters * channels
             nonisolated(unsafe) let u = u
             // Filters split across workers (load time: yolov3's 1.8M kernels take ~0.2 s on one core).
@@ -79,8 +80,8 @@ enum Winograd {
                     }
                 }
             }
+            initialized = count
         }
-        return u
     }
 
     /// `G · (g0, g1, g2)` with Lavin's `G` for F(m, 3) (the first `window` lanes).

@@ -46,11 +46,25 @@ public struct ConvolutionWeights: Sendable {
         var folded = consume weights
         let perFilter = filters > 0 ? folded.count / filters : 0
         var foldedBiases = biases
+        var factors = [Double](repeating: 0, count: filters)
         for f in 0..<filters {
             let factor = Double(scales[f]) / (Double(rollingVariance[f]).squareRoot() + Double(Float(0.000001)))
+            factors[f] = factor
             foldedBiases[f] = Float(Double(biases[f]) - Double(rollingMean[f]) * factor)
-            for i in (f * perFilter)..<((f + 1) * perFilter) {
-                folded[i] = Float(Double(folded[i]) * factor)
+        }
+        // Filters split across workers: one pass over the layer's weights (yolov3: 62M floats).
+        folded.withUnsafeMutableBufferPointer { weights in
+            nonisolated(unsafe) let weights = weights
+            factors.withUnsafeBufferPointer { factors in
+                nonisolated(unsafe) let factors = factors
+                Parallel.forChunks(of: filters, work: filters * perFilter) { range in
+                    for f in range {
+                        let factor = factors[f]
+                        for i in (f * perFilter)..<((f + 1) * perFilter) {
+                            weights[i] = Float(Double(weights[i]) * factor)
+                        }
+                    }
+                }
             }
         }
         return ConvolutionWeights(weights: folded, biases: foldedBiases)
