@@ -54,7 +54,7 @@ extension NMS {
         if total == 0 { return [] }
         let classes = items.reduce(0) { max($0, $1.probabilities.count) }
         let boxes = items.map(\.box)
-        var index = indexed ? NMSIndex(boxes, threshold: iouThreshold) : nil
+        var index = indexed ? NMSIndex(boxes, threshold: iouThreshold, measure: .distanceIoU) : nil
         var order = Array(0..<total)
         var scores = [Float](repeating: 0, count: total)
         for k in 0..<classes {
@@ -123,7 +123,7 @@ extension NMS {
         darknetMergeSort(&order, keys: detections.map(\.confidence))
         var kept: [Detection] = []
         let boxes = detections.map(\.box)
-        if indexed, var index = NMSIndex(boxes, threshold: iouThreshold) {
+        if indexed, var index = NMSIndex(boxes, threshold: iouThreshold, measure: .guardedIoU) {
             for b in order {
                 var hit = false
                 index.forEachCandidate(of: b) { a in
