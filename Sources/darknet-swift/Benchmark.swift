@@ -112,7 +112,7 @@ struct Benchmark: ParsableCommand {
             loadSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         }
         let prepareStart = DispatchTime.now().uptimeNanoseconds
-        let prepared = Network.prepare(parameters, for: model, algorithm: convAlgorithm)
+        let prepared = Network.prepare(parameters, for: model, algorithm: convAlgorithm, batch: batch)
         let prepareSeconds = Double(DispatchTime.now().uptimeNanoseconds - prepareStart) / 1e9
         let network = try Network(model: model, weights: prepared, algorithm: convAlgorithm, batch: batch)
         let single = batch > 1 ? try Network(model: model, weights: prepared, algorithm: convAlgorithm) : nil

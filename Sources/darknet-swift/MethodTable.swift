@@ -20,6 +20,8 @@ enum MethodTable {
         let count = methods.compactMap { $0 }.filter { $0.isWinograd }.count
         text += String(format: "total %.1f MB of parameters (%.1f MB as darknet stores them); %d Winograd layers\n",
                        Double(total) / 1e6, Double(plain) / 1e6, count)
+        text += String(format: "activations %.1f MB, workspace %.1f MB (one image)\n",
+                       Double(model.activationBytes()) / 1e6, Double(model.workspaceBytes(methods: methods)) / 1e6)
         return text
     }
 }

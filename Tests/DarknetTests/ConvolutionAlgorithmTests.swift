@@ -3,27 +3,64 @@ import XCTest
 
 /// Which layers `auto` gives to Winograd, and that the choice is what runs.
 final class ConvolutionAlgorithmTests: XCTestCase {
-    func testAutoOnYOLOv3StaysWithinTheMemoryShare() throws {
+    /// What `auto` plans to hold: parameters as chosen, arena, workspace and the process reserve.
+    private func plannedBytes(_ model: ModelDescription, _ methods: [ConvolutionMethod?], batch: Int = 1) -> Int {
+        model.layers.indices.reduce(0) { $0 + model.parameterBytes(ofLayer: $1, method: methods[$1]) }
+            + model.activationBytes(batch: batch) + model.workspaceBytes(methods: methods, batch: batch)
+            + ModelDescription.processReserveBytes
+    }
+
+    func testAutoOnYOLOv3At416StaysWithinTwiceTheWeights() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
         let methods = model.convolutionMethods(.auto)
         let f4 = model.layers.filter { methods[$0.index] == .winograd }
         let f2 = model.layers.filter { methods[$0.index] == .winogradF2 }
         // 3×3 stride-1 layers with ≥ 16 input channels, largest grids first: F(4×4) on the
-        // 208, 104 and 52 grids, F(2×2) on the 26 grid and on the first two 13×13 layers (each
-        // 18.9 MB of weights, 14.7 MB more transformed: 81 MB + 2 × 14.7 MB fit 47% of 248 MB,
-        // a third does not); the other five 13×13 ones (38% of the weights) stay.
+        // 208, 104 and 52 grids, F(2×2) on the 26 grid (49 F(4×4) tiles: too few) and on the
+        // first three 13×13 layers (18.9 MB of weights each, 14.7 MB more transformed); a
+        // fourth would pass twice the weights.
         XCTAssertEqual(Set(f4.map(\.output.height)), [208, 104, 52])
         XCTAssertEqual(f4.count, 14)
-        XCTAssertEqual(Set(f2.map(\.output.height)), [26, 13])
-        XCTAssertEqual(f2.count, 13)
-        XCTAssertEqual(f2.filter { $0.output.height == 13 }.map(\.index), [64, 67])
-        let plain = model.layers.indices.reduce(0) { $0 + model.parameterBytes(ofLayer: $1, method: .im2col) }
-        let chosen = model.layers.indices.reduce(0) { $0 + model.parameterBytes(ofLayer: $1, method: methods[$1]) }
-        XCTAssertLessThanOrEqual(Double(chosen - plain), Double(plain) * ModelDescription.winogradMemoryShare)
-        XCTAssertGreaterThan(Double(plain) * ModelDescription.winogradMemoryShare, Double(ModelDescription.winogradMemoryFloor))
+        XCTAssertEqual(f2.filter { $0.output.height == 26 }.count, 11)
+        XCTAssertEqual(f2.filter { $0.output.height == 13 }.map(\.index), [64, 67, 70])
+        XCTAssertEqual(f2.count, 14)
+        let limit = 2 * WeightsReader.parameterBytes(for: model)
+        XCTAssertLessThanOrEqual(plannedBytes(model, methods), limit)
+        var more = methods
+        more[73] = .winogradF2
+        XCTAssertGreaterThan(plannedBytes(model, more), limit, "a fourth 13×13 layer would have fitted")
         XCTAssertEqual(methods[0], .im2col, "3 input channels: too thin for Winograd")
         XCTAssertEqual(methods[1], .im2col, "stride 2")
         XCTAssertEqual(methods[2], .gemm, "1×1")
+    }
+
+    /// At 608 the arena is 95 MB instead of 44: F(4×4) on the three largest grids, and F(2×2)
+    /// on all eleven 38×38 layers rather than F(4×4) on three of them.
+    func testAutoOnYOLOv3At608GivesAGridOneMethod() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 608, height: 608)
+        let methods = model.convolutionMethods(.auto)
+        let f4 = model.layers.filter { methods[$0.index] == .winograd }
+        let f2 = model.layers.filter { methods[$0.index] == .winogradF2 }
+        XCTAssertEqual(Set(f4.map(\.output.height)), [304, 152, 76])
+        XCTAssertEqual(f4.count, 14)
+        XCTAssertEqual(Set(f2.map(\.output.height)), [38])
+        XCTAssertEqual(f2.count, 11)
+        XCTAssertLessThanOrEqual(plannedBytes(model, methods), 2 * WeightsReader.parameterBytes(for: model))
+    }
+
+    /// A batch's activations come out of the same budget: four images at 416 leave only the floor.
+    func testAutoPlansForTheBatch() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
+        let one = model.convolutionMethods(.auto)
+        let four = model.convolutionMethods(.auto, batch: 4)
+        XCTAssertGreaterThan(model.activationBytes(batch: 4), 4 * model.activationBytes() - 4096)
+        let extra = { (methods: [ConvolutionMethod?]) in
+            model.layers.indices.reduce(0) { $0 + model.parameterBytes(ofLayer: $1, method: methods[$1])
+                - model.parameterBytes(ofLayer: $1, method: .im2col) }
+        }
+        XCTAssertLessThan(extra(four), extra(one))
+        XCTAssertLessThanOrEqual(extra(four), ModelDescription.winogradMemoryFloor)
+        XCTAssertGreaterThan(four.filter { $0?.isWinograd == true }.count, 0, "the floor still buys the large grids")
     }
 
     /// A small model gets the memory floor: yolov3-tiny's 35 MB of weights allow 32 MB more,

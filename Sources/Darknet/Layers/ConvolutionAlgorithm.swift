@@ -41,28 +41,39 @@ extension Convolutional {
 }
 
 extension ModelDescription {
-    /// Share of the model's convolution weight bytes that `auto` may add as Winograd's
-    /// transformed weights (per 3×3 kernel F(4×4) holds 36 floats instead of 9, 3× more;
-    /// F(2×2) 16, 7/9 more), but at least `winogradMemoryFloor` bytes. 47% keeps `detect`'s
-    /// peak memory within 2× the weights file (yolov3 at 416: 341 MB with im2col everywhere;
-    /// F(4×4) on its 52×52 and larger layers adds 41 MB, F(2×2) on its 26×26 ones 40 MB, and
-    /// the rest of the share buys F(2×2) for two of its seven 13×13 layers, 15 MB each, where
-    /// F(2×2) took 14–15 ms against im2col’s 18–20 ms per layer, 2 threads, loaded machine; peak
-    /// RSS of `detect` 469 MB (457,680 KiB) against the 496 MB allowed, measured 2026-11-22).
-    public static let winogradMemoryShare = 0.47
-    /// Bytes `auto` may always spend (small models such as yolov3-tiny, 35 MB of weights).
+    /// Memory a running process holds besides the parameters, the activation arena and the
+    /// workspace: the Swift runtime and Foundation, OpenBLAS's per-thread buffers, thread
+    /// stacks, the decoded photo, its letterboxed copy and the decoded candidates. Measured with
+    /// `darknet-swift detect` of yolov3 (synthetic weights, im2col everywhere, 2 threads,
+    /// 2026-11-22): peak 334,868 KiB at 416 (342.9 MB, of which parameters + arena + workspace
+    /// 300.4 MB: 42.5 MB other) and 392,644 KiB at 608 (402.1 MB against 350.6: 51.5 MB other).
+    /// 56 MiB (58.7 MB) keeps 7 MB in hand at 608.
+    public static let processReserveBytes = 56 << 20
+    /// Bytes `auto` may always spend on transformed weights, whatever the budget says (small
+    /// models such as yolov3-tiny, 35 MB of weights: every process holds more than twice that).
     public static let winogradMemoryFloor = 32 << 20
 
     /// The method each layer runs under `algorithm` (nil for layers that are not convolutions).
     ///
-    /// `auto` takes the Winograd-eligible layers with at least 16 input channels (below that
-    /// the GEMMs are too thin to pay for the transforms: yolov3's first layer ran at 0.6× the
-    /// im2col speed), largest output first, while their extra weights fit the budget above.
-    /// Each gets F(4×4) when that gives at least 100 tiles (outputs from about 40×40) and F(2×2)
-    /// below, where F(4×4)'s few, thin GEMMs lose their edge: on yolov3 at 416, 2 threads,
-    /// `darknet-swift benchmark` gave per layer (im2col / F(4×4) / F(2×2), ms, loaded machine)
-    /// 18.7 / 10.5 / 13.8 at 52×52, 17.8 / 11.2 / 11.9 at 26×26, 19.6 / 18.3 / 15.8 at 13×13.
-    public func convolutionMethods(_ algorithm: ConvolutionAlgorithm) -> [ConvolutionMethod?] {
+    /// `auto` keeps a network of `batch` images within twice the parameter bytes darknet stores
+    /// (about 2× the `.weights` file: issue #5's memory target) while it gives Winograd the
+    /// layers where it pays. The budget for Winograd's extra weights (per 3×3 kernel F(4×4) holds
+    /// 36 floats instead of 9, 3× more; F(2×2) 16, 7/9 more) is what remains of twice the
+    /// parameters after the plain parameters, the activation arena (`MemoryPlan`), the workspace
+    /// and `processReserveBytes`, but at least `winogradMemoryFloor`; a layer whose workspace
+    /// is larger than the others' pays for the growth too. So the choice depends on the input
+    /// size: yolov3's arena is 44 MB at 416 and 95 MB at 608.
+    ///
+    /// It takes the Winograd-eligible layers with at least 16 input channels (below that the
+    /// GEMMs are too thin to pay for the transforms: yolov3's first layer ran at 0.6× the
+    /// im2col speed), one output size at a time, largest first: all the layers of a size get
+    /// F(4×4) when that gives at least 100 tiles (outputs from about 40×40) and all of them fit
+    /// it, else F(2×2) as many as fit. Below 100 tiles F(4×4)'s few, thin GEMMs lose their edge,
+    /// and where it does not fit, F(2×2) on every layer of a size beats F(4×4) on a third of
+    /// them for the same bytes: on yolov3 at 416, 2 threads, `darknet-swift benchmark` gave per
+    /// layer (im2col / F(4×4) / F(2×2), ms, loaded machine) 18.7 / 10.5 / 13.8 at 52×52,
+    /// 17.8 / 11.2 / 11.9 at 26×26, 19.6 / 18.3 / 15.8 at 13×13.
+    public func convolutionMethods(_ algorithm: ConvolutionAlgorithm, batch: Int = 1) -> [ConvolutionMethod?] {
         var methods: [ConvolutionMethod?] = layers.map { layer in
             guard case .convolutional(let conv) = layer.kind else { return nil }
             return conv.isPointwise ? .gemm : .im2col
@@ -77,27 +88,66 @@ extension ModelDescription {
                 }
             }
         case .auto:
-            var candidates: [(index: Int, area: Int, f4Tiles: Int, weights: Int)] = []
-            var total = 0
+            var candidates: [(layer: Layer, conv: Convolutional, area: Int, f4Tiles: Int)] = []
             for layer in layers {
-                guard case .convolutional(let conv) = layer.kind else { continue }
-                let weights = conv.filters * conv.fanIn(inputChannels: layer.input.channels) * 4
-                total += weights
-                if conv.winogradEligible && layer.input.channels >= 16 {
-                    let tiles = Winograd.tiles(.f4, outHeight: layer.output.height, outWidth: layer.output.width)
-                    candidates.append((layer.index, layer.output.height * layer.output.width, tiles.rows * tiles.columns, weights))
-                }
+                guard case .convolutional(let conv) = layer.kind, conv.winogradEligible, layer.input.channels >= 16 else { continue }
+                let tiles = Winograd.tiles(.f4, outHeight: layer.output.height, outWidth: layer.output.width)
+                candidates.append((layer, conv, layer.output.height * layer.output.width, tiles.rows * tiles.columns))
             }
-            var budget = max(Int(Double(total) * Self.winogradMemoryShare), Self.winogradMemoryFloor)
-            for candidate in candidates.sorted(by: { ($0.area, $1.index) > ($1.area, $0.index) }) {
-                let f4 = candidate.f4Tiles >= 100
-                let extra = f4 ? 3 * candidate.weights : 7 * candidate.weights / 9
-                guard extra <= budget else { continue }
-                methods[candidate.index] = f4 ? .winograd : .winogradF2
-                budget -= extra
+            let float = MemoryLayout<Float>.stride
+            var workspace = Network.workspaceCount(for: self, methods: methods, batch: batch)
+            let held = WeightsReader.parameterBytes(for: self) + activationBytes(batch: batch) + workspace * float
+                + Self.processReserveBytes
+            var budget = max(2 * WeightsReader.parameterBytes(for: self) - held, Self.winogradMemoryFloor)
+            // One output size at a time, largest first: F(4×4) for all of its layers if they
+            // all fit, else F(2×2) for as many as fit (yolov3 at 608: F(2×2) on all eleven 38×38
+            // layers costs what F(4×4) on three would).
+            for area in Set(candidates.map(\.area)).sorted(by: >) {
+                let group = candidates.filter { $0.area == area }
+                func cost(_ candidate: (layer: Layer, conv: Convolutional, area: Int, f4Tiles: Int),
+                          _ method: ConvolutionMethod, workspace: Int) -> (bytes: Int, workspace: Int) {
+                    let layer = candidate.layer
+                    let weights = candidate.conv.filters * candidate.conv.fanIn(inputChannels: layer.input.channels) * float
+                    let needed = candidate.conv.workspaceCount(input: layer.input, output: layer.output, method: method, batch: batch)
+                    let extra = method == .winograd ? 3 * weights : 7 * weights / 9
+                    return (extra + max(0, needed - workspace) * float, max(workspace, needed))
+                }
+                if group[0].f4Tiles >= 100 {
+                    var groupBytes = 0, groupWorkspace = workspace
+                    for candidate in group {
+                        let (bytes, grown) = cost(candidate, .winograd, workspace: groupWorkspace)
+                        groupBytes += bytes
+                        groupWorkspace = grown
+                    }
+                    if groupBytes <= budget {
+                        for candidate in group { methods[candidate.layer.index] = .winograd }
+                        budget -= groupBytes
+                        workspace = groupWorkspace
+                        continue
+                    }
+                }
+                for candidate in group {
+                    let (bytes, grown) = cost(candidate, .winogradF2, workspace: workspace)
+                    guard bytes <= budget else { continue }
+                    methods[candidate.layer.index] = .winogradF2
+                    budget -= bytes
+                    workspace = grown
+                }
             }
         }
         return methods
+    }
+
+    /// Bytes of the activation arena a network of `batch` images allocates (`MemoryPlan`),
+    /// with the channel-major copy of a batch's input.
+    public func activationBytes(batch: Int = 1) -> Int {
+        let input = batch > 1 ? batch * inputShape.count : 0
+        return (MemoryPlan(layers: layers, batch: batch).arenaFloats + input) * MemoryLayout<Float>.stride
+    }
+
+    /// Bytes of the workspace a network of `batch` images allocates when its layers run `methods`.
+    public func workspaceBytes(methods: [ConvolutionMethod?], batch: Int = 1) -> Int {
+        Network.workspaceCount(for: self, methods: methods, batch: batch) * MemoryLayout<Float>.stride
     }
 }
 

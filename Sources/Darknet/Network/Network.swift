@@ -52,31 +52,17 @@ public final class Network {
         guard (1...Self.maximumBatch).contains(batch) else { throw NetworkError.invalidBatch(batch, maximum: Self.maximumBatch) }
         self.model = model
         self.batch = batch
-        let prepared = Self.prepare(consume weights, for: model, algorithm: algorithm)
+        let prepared = Self.prepare(consume weights, for: model, algorithm: algorithm, batch: batch)
         for layer in model.layers where WeightsReader.parts(of: layer) != nil && prepared[layer.index] == nil {
             throw NetworkError.missingParameters(layer: layer.index, type: layer.typeName)
         }
         self.parameters = model.layers.map { prepared[$0.index] }
         let plan = MemoryPlan(layers: model.layers, batch: batch, inPlaceRoutes: inPlaceRoutes)
         self.plan = plan
-        var workspaceCount = 0
-        for layer in model.layers {
-            switch layer.kind {
-            case .convolutional(let conv):
-                let method = prepared[layer.index].map(Self.method) ?? .im2col
-                workspaceCount = max(workspaceCount, conv.workspaceCount(input: layer.input, output: layer.output,
-                                                                         method: method, batch: batch))
-            case .local(let local):  // im2col columns (+ one gathered image and its output in a batch)
-                let columns = local.size * local.size * layer.input.channels * layer.output.height * layer.output.width
-                workspaceCount = max(workspaceCount, columns + (batch > 1 ? layer.input.count + layer.output.count : 0))
-            case .maxpool(let pool) where pool.depthChannels != nil:
-                if batch > 1 { workspaceCount = max(workspaceCount, layer.input.count + layer.output.count) }  // `eachImage`
-            case .connected, .softmax, .reorg:
-                if batch > 1 { workspaceCount = max(workspaceCount, layer.input.count + layer.output.count) }  // `eachImage`
-            default:
-                break
-            }
-        }
+        let workspaceCount = Self.workspaceCount(for: model, methods: model.layers.map { layer in
+            guard case .convolutional = layer.kind else { return nil }
+            return prepared[layer.index].map(Self.method) ?? .im2col
+        }, batch: batch)
         let inputFloats = batch > 1 ? batch * model.inputShape.count : 0
         let bytes = (plan.totalFloats + workspaceCount + inputFloats) * MemoryLayout<Float>.stride
         if bytes > Self.maximumActivationBytes {
@@ -100,6 +86,30 @@ public final class Network {
         }
     }
 
+    /// Floats of the one workspace a network of `batch` images needs when its convolutions run
+    /// `methods` (indexed by layer): the largest any layer needs (im2col blocks, Winograd's
+    /// transformed tiles, image-by-image copies of a batch).
+    static func workspaceCount(for model: ModelDescription, methods: [ConvolutionMethod?], batch: Int) -> Int {
+        var count = 0
+        for layer in model.layers {
+            switch layer.kind {
+            case .convolutional(let conv):
+                count = max(count, conv.workspaceCount(input: layer.input, output: layer.output,
+                                                       method: methods[layer.index] ?? .im2col, batch: batch))
+            case .local(let local):  // im2col columns (+ one gathered image and its output in a batch)
+                let columns = local.size * local.size * layer.input.channels * layer.output.height * layer.output.width
+                count = max(count, columns + (batch > 1 ? layer.input.count + layer.output.count : 0))
+            case .maxpool(let pool) where pool.depthChannels != nil:
+                if batch > 1 { count = max(count, layer.input.count + layer.output.count) }  // `eachImage`
+            case .connected, .softmax, .reorg:
+                if batch > 1 { count = max(count, layer.input.count + layer.output.count) }  // `eachImage`
+            default:
+                break
+            }
+        }
+        return count
+    }
+
     /// Loads a cfg and its weights. `width`/`height` override `[net]`'s input size.
     public convenience init(cfg: String, weights: String, width: Int? = nil, height: Int? = nil,
                             algorithm: ConvolutionAlgorithm = .auto) throws {
@@ -114,9 +124,10 @@ public final class Network {
     /// its transformed ones exist (when the caller holds no other reference), so loading never
     /// holds both forms of every Winograd layer at once (yolov3 `detect` at 416: peak RSS
     /// 26 MiB lower under auto, 116 MiB lower under winograd-f2).
+    /// `batch`: the images per forward pass the `auto` memory budget plans for.
     public static func prepare(_ weights: consuming [Int: ConvolutionWeights], for model: ModelDescription,
-                               algorithm: ConvolutionAlgorithm) -> [Int: ConvolutionWeights] {
-        let methods = model.convolutionMethods(algorithm)
+                               algorithm: ConvolutionAlgorithm, batch: Int = 1) -> [Int: ConvolutionWeights] {
+        let methods = model.convolutionMethods(algorithm, batch: batch)
         for layer in model.layers {
             guard case .convolutional(let conv) = layer.kind, let method = methods[layer.index],
                   let parameters = weights.removeValue(forKey: layer.index) else { continue }
