@@ -24,7 +24,8 @@ final class Im2colTests: XCTestCase {
         Case(channels: 3, height: 6, width: 6, size: 1, stride: 2, pad: 0),    // 1×1 stride 2
         Case(channels: 2, height: 6, width: 4, size: 2, stride: 2, pad: 0),    // even kernel
         Case(channels: 8, height: 64, width: 66, size: 3, stride: 2, pad: 1),  // large: split across workers
-        Case(channels: 8, height: 40, width: 40, size: 3, stride: 1, pad: 1),  // large, stride 1
+        Case(channels: 8, height: 40, width: 40, size: 3, stride: 1, pad: 1),  // large, stride 1 (short rows: a loop)
+        Case(channels: 2, height: 5, width: 70, size: 3, stride: 1, pad: 1),   // rows of 64+ floats: a block copy
         Case(channels: 3, height: 9, width: 11, size: 3, stride: 1, pad: 2, dilation: 2),         // dilation 2, "same"
         Case(channels: 2, height: 12, width: 7, size: 3, stride: 2, pad: 3, dilation: 3),         // dilation 3, stride 2
         Case(channels: 2, height: 4, width: 4, size: 3, stride: 1, pad: 2, dilation: 2),          // taps beyond the image

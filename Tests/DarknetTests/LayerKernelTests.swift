@@ -206,4 +206,20 @@ final class ActivationTests: XCTestCase {
             XCTAssertEqual(copy, values.map(activation.value), "\(activation)")
         }
     }
+
+    /// Large arrays are split across the workers; every element must still be the scalar formula's.
+    func testApplyOnManyElementsEqualsScalarFormulaOnOneAndTwoWorkers() {
+        let saved = GEMM.threads
+        defer { GEMM.threads = saved }
+        let values = (0..<100_003).map { Float($0 % 4001 - 2000) / 97 }
+        for activation in Activation.allCases {
+            let expected = values.map(activation.value)
+            for threads in [1, 2] {
+                GEMM.threads = threads
+                var copy = values
+                copy.withUnsafeMutableBufferPointer { activation.apply($0.baseAddress!, count: $0.count) }
+                XCTAssertTrue(zip(copy, expected).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(activation), \(threads) threads")
+            }
+        }
+    }
 }

@@ -20,7 +20,10 @@ public enum Activation: String, Sendable, CaseIterable {
         self = value
     }
 
-    /// Applies the activation in place to `count` floats.
+    /// Applies the activation in place to `count` floats. The formulas with `exp`, `tanh` or
+    /// `log` (about 10 ns an element) are split across the workers when there are enough
+    /// elements (yolov3's 52×52 `[yolo]` layer applies logistic to 690k floats: 4.0 ms on one
+    /// core); each element is computed the same way whatever the split.
     public func apply(_ x: UnsafeMutablePointer<Float>, count: Int) {
         switch self {
         case .linear:
@@ -30,8 +33,14 @@ public enum Activation: String, Sendable, CaseIterable {
             for i in 0..<count where x[i] <= 0 { x[i] = Float(0.1 * Double(x[i])) }
         case .relu:
             for i in 0..<count where !(x[i] > 0) { x[i] = 0 }
+        case .logistic:
+            Parallel.forChunks(of: count, work: count * 8) { range in
+                for i in range { x[i] = Float(1.0 / (1.0 + exp(-Double(x[i])))) }
+            }
         default:
-            for i in 0..<count { x[i] = value(x[i]) }
+            Parallel.forChunks(of: count, work: count * 8) { range in
+                for i in range { x[i] = value(x[i]) }
+            }
         }
     }
 

@@ -68,8 +68,12 @@ enum Im2col {
             if firstValid > 0 { outRow.update(repeating: 0, count: firstValid) }
             let source = plane + y * width + firstX
             let target = outRow + firstValid
-            if stride == 1 {
+            if stride == 1 && runLength >= 64 {
                 target.update(from: source, count: runLength)
+            } else if stride == 1 {
+                // Short rows (yolov3's 13×13 layers): a plain loop; a memmove call per 13 floats
+                // took the unfold of a 4608 × 169 matrix from 0.5 to 1.5 ms.
+                for i in 0..<runLength { target[i] = source[i] }
             } else if stride == 2 {
                 // yolov3's downsampling layers; a constant stride lets the copy vectorise.
                 for i in 0..<runLength { target[i] = source[2 * i] }
