@@ -9,6 +9,10 @@ public func fuzzCfg(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let model = try? ModelDescription(text: text, file: "fuzz.cfg") {
         _ = WeightsReader.parameterBytes(for: model)
         _ = model.totalBflops
+        // `summary --methods` and `Network`: the memory plan, the workspace and auto's budget.
+        let methods = model.convolutionMethods(.auto)
+        _ = model.workspaceBytes(methods: methods)
+        _ = model.activationBytes()
     }
     return 0
 }
