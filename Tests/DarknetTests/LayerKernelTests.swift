@@ -138,6 +138,28 @@ final class RouteTests: XCTestCase {
 }
 
 final class ShortcutTests: XCTestCase {
+    /// Large same-shape shortcuts are split across the workers: every element is still darknet's
+    /// `alpha·out + beta·add`, then the activation, on one worker and on two.
+    func testLargeShortcutIsTheSameOnOneAndTwoWorkers() {
+        let saved = GEMM.threads
+        defer { GEMM.threads = saved }
+        let count = 208 * 208 * 3 + 5
+        let input = (0..<count).map { Float($0 % 1013) / 37 - 13 }
+        let source = (0..<count).map { Float($0 % 997) / 29 - 17 }
+        for (alpha, beta) in [(Float(1), Float(1)), (0.5, 2)] {
+            let shortcut = Shortcut(source: 0, activation: .leaky, alpha: alpha, beta: beta)
+            let expected = (0..<count).map { Activation.leaky.value(alpha == 1 && beta == 1 ? input[$0] + source[$0] : alpha * input[$0] + beta * source[$0]) }
+            for threads in [1, 2] {
+                GEMM.threads = threads
+                var output = [Float](repeating: .nan, count: count)
+                output.withUnsafeMutableBufferPointer { out in
+                    shortcut.forward(input: input, source: source, output: out.baseAddress!, count: count)
+                }
+                XCTAssertTrue(zip(output, expected).allSatisfy { $0.bitPattern == $1.bitPattern }, "alpha \(alpha), \(threads) threads")
+            }
+        }
+    }
+
     func testAddThenActivation() throws {
         let cfg = "[net]\nwidth=2\nheight=1\nchannels=1\n[upsample]\nstride=1\nscale=-2\n[upsample]\nstride=1\nscale=1\n[shortcut]\nfrom=-3\nactivation=leaky\n"
         XCTAssertThrowsError(try ModelDescription(text: cfg), "from=-3 at layer 2 points before layer 0")

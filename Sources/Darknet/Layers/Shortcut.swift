@@ -158,11 +158,16 @@ public struct Shortcut: Sendable, Hashable {
         activation.apply(output, count: shape.count)
     }
 
+    /// Same shapes: element by element, split across the workers (yolov3's 23 shortcuts took
+    /// about 6 ms on one core; each element's sum is the same whatever the split).
     func forward(input: UnsafePointer<Float>, source: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
-        if alpha == 1 && beta == 1 {
-            for i in 0..<count { output[i] = input[i] + source[i] }
-        } else {
-            for i in 0..<count { output[i] = alpha * input[i] + beta * source[i] }
+        let (alpha, beta) = (self.alpha, self.beta)
+        Parallel.forChunks(of: count, work: count) { range in
+            if alpha == 1 && beta == 1 {
+                for i in range { output[i] = input[i] + source[i] }
+            } else {
+                for i in range { output[i] = alpha * input[i] + beta * source[i] }
+            }
         }
         activation.apply(output, count: count)
     }
