@@ -238,9 +238,12 @@ final class ActivationTests: XCTestCase {
             let expected = values.map(activation.value)
             for threads in [1, 2] {
                 GEMM.threads = threads
-                var copy = values
-                copy.withUnsafeMutableBufferPointer { activation.apply($0.baseAddress!, count: $0.count) }
-                XCTAssertTrue(zip(copy, expected).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(activation), \(threads) threads")
+                for parallel in [true, false] {
+                    var copy = values
+                    copy.withUnsafeMutableBufferPointer { activation.apply($0.baseAddress!, count: $0.count, parallel: parallel) }
+                    XCTAssertTrue(zip(copy, expected).allSatisfy { $0.bitPattern == $1.bitPattern },
+                                  "\(activation), \(threads) threads, parallel \(parallel)")
+                }
             }
         }
     }

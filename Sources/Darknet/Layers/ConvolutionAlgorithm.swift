@@ -96,9 +96,9 @@ extension ModelDescription {
             }
             let float = MemoryLayout<Float>.stride
             var workspace = Network.workspaceCount(for: self, methods: methods, batch: batch)
-            let held = WeightsReader.parameterBytes(for: self) + activationBytes(batch: batch) + workspace * float
-                + Self.processReserveBytes
-            var budget = max(2 * WeightsReader.parameterBytes(for: self) - held, Self.winogradMemoryFloor)
+            let parameters = WeightsReader.parameterBytes(for: self)
+            let held = parameters + activationBytes(batch: batch) + workspace * float + Self.processReserveBytes
+            var budget = max(2 * parameters - held, Self.winogradMemoryFloor)
             // One output size at a time, largest first: F(4×4) for all of its layers if they
             // all fit, else F(2×2) for as many as fit (yolov3 at 608: F(2×2) on all eleven 38×38
             // layers costs what F(4×4) on three would).

@@ -299,7 +299,7 @@ public struct Convolutional: Sendable, Hashable {
             for i in 0..<count { plane[i] = activation.value(plane[i] + bias) }
         default:
             for i in 0..<count { plane[i] += bias }
-            activation.apply(plane, count: count)
+            activation.apply(plane, count: count, parallel: false)  // the epilogue's workers already split
         }
     }
 
