@@ -3,18 +3,27 @@ import XCTest
 
 /// Which layers `auto` gives to Winograd, and that the choice is what runs.
 final class ConvolutionAlgorithmTests: XCTestCase {
+    /// Parameter bytes of every layer under `methods`.
+    private func parameterBytes(_ model: ModelDescription, _ methods: [ConvolutionMethod?]) -> Int {
+        model.layers.indices.reduce(0) { $0 + model.parameterBytes(ofLayer: $1, method: methods[$1]) }
+    }
+
     /// What `auto` plans to hold: parameters as chosen, arena, workspace and the process reserve.
     private func plannedBytes(_ model: ModelDescription, _ methods: [ConvolutionMethod?], batch: Int = 1) -> Int {
-        model.layers.indices.reduce(0) { $0 + model.parameterBytes(ofLayer: $1, method: methods[$1]) }
-            + model.activationBytes(batch: batch) + model.workspaceBytes(methods: methods, batch: batch)
-            + ModelDescription.processReserveBytes
+        parameterBytes(model, methods) + model.activationBytes(batch: batch)
+            + model.workspaceBytes(methods: methods, batch: batch) + ModelDescription.processReserveBytes
+    }
+
+    /// yolov3 at `size` and `auto`'s choice, with the layers it gives F(4×4) and F(2×2).
+    private func yolov3Auto(size: Int) throws -> (model: ModelDescription, methods: [ConvolutionMethod?], f4: [Layer], f2: [Layer]) {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: size, height: size)
+        let methods = model.convolutionMethods(.auto)
+        return (model, methods, model.layers.filter { methods[$0.index] == .winograd },
+                model.layers.filter { methods[$0.index] == .winogradF2 })
     }
 
     func testAutoOnYOLOv3At416StaysWithinTwiceTheWeights() throws {
-        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
-        let methods = model.convolutionMethods(.auto)
-        let f4 = model.layers.filter { methods[$0.index] == .winograd }
-        let f2 = model.layers.filter { methods[$0.index] == .winogradF2 }
+        let (model, methods, f4, f2) = try yolov3Auto(size: 416)
         // 3×3 stride-1 layers with ≥ 16 input channels, largest grids first: F(4×4) on the
         // 208, 104 and 52 grids, F(2×2) on the 26 grid (49 F(4×4) tiles: too few) and on the
         // first three 13×13 layers (18.9 MB of weights each, 14.7 MB more transformed); a
@@ -37,10 +46,7 @@ final class ConvolutionAlgorithmTests: XCTestCase {
     /// At 608 the arena is 95 MB instead of 44: F(4×4) on the three largest grids, and F(2×2)
     /// on all eleven 38×38 layers rather than F(4×4) on three of them.
     func testAutoOnYOLOv3At608GivesAGridOneMethod() throws {
-        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 608, height: 608)
-        let methods = model.convolutionMethods(.auto)
-        let f4 = model.layers.filter { methods[$0.index] == .winograd }
-        let f2 = model.layers.filter { methods[$0.index] == .winogradF2 }
+        let (model, methods, f4, f2) = try yolov3Auto(size: 608)
         XCTAssertEqual(Set(f4.map(\.output.height)), [304, 152, 76])
         XCTAssertEqual(f4.count, 14)
         XCTAssertEqual(Set(f2.map(\.output.height)), [38])
@@ -54,10 +60,8 @@ final class ConvolutionAlgorithmTests: XCTestCase {
         let one = model.convolutionMethods(.auto)
         let four = model.convolutionMethods(.auto, batch: 4)
         XCTAssertGreaterThan(model.activationBytes(batch: 4), 4 * model.activationBytes() - 4096)
-        let extra = { (methods: [ConvolutionMethod?]) in
-            model.layers.indices.reduce(0) { $0 + model.parameterBytes(ofLayer: $1, method: methods[$1])
-                - model.parameterBytes(ofLayer: $1, method: .im2col) }
-        }
+        let plain = parameterBytes(model, model.convolutionMethods(.im2col))
+        let extra = { (methods: [ConvolutionMethod?]) in self.parameterBytes(model, methods) - plain }
         XCTAssertLessThan(extra(four), extra(one))
         XCTAssertLessThanOrEqual(extra(four), ModelDescription.winogradMemoryFloor)
         XCTAssertGreaterThan(four.filter { $0?.isWinograd == true }.count, 0, "the floor still buys the large grids")
