@@ -23,6 +23,10 @@ final class WinogradTests: XCTestCase {
         Case(channels: 2, height: 6, width: 3, filters: 2, pad: 2),     // more padding than darknet uses
         Case(channels: 67, height: 10, width: 9, filters: 33, pad: 1),  // many channels
         Case(channels: 3, height: 3, width: 3, filters: 1, pad: 0),     // 1×1 output
+        // Wide rows: the input split and output merge take 8 tiles at a time, then one by one.
+        Case(channels: 3, height: 6, width: 37, filters: 4, pad: 1),
+        Case(channels: 2, height: 5, width: 70, filters: 3, pad: 0),
+        Case(channels: 2, height: 4, width: 45, filters: 2, pad: 2),
     ]
 
     func testMatchesNaiveConvolution() {
