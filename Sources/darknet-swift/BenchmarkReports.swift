@@ -66,6 +66,9 @@ enum BenchmarkTable {
         text += "layers      sum of layer medians \(ms(result.sumOfLayers)) ms = " + String(format: "%.1f%%", result.sumOfLayers * e)
             + " of end-to-end; median per-pass sum \(ms(result.layerSumMedian)) ms = "
             + String(format: "%.1f%%", result.layerSumMedian * e) + "\n"
+        let (phases, other) = result.phaseTotals
+        text += "phases      im2col / input transforms \(ms(phases.im2col)) ms, GEMM \(ms(phases.gemm)) ms, "
+            + "epilogue / output transforms \(ms(phases.epilogue)) ms, other layers \(ms(other)) ms\n"
         return text
     }
 

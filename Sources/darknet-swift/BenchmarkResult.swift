@@ -92,6 +92,24 @@ struct BenchmarkResult {
         let median = Statistics.median(singleEndToEnd)
         return median > 0 ? 1 / median : 0
     }
+    /// The convolutions' phase medians summed over the layers, and the other layers' medians
+    /// summed: where the time goes. The GEMM sum is what the convolutions cost at OpenBLAS's
+    /// rate with every unfold, transform and epilogue taken away.
+    var phaseTotals: (phases: ConvolutionPhases, otherLayers: Double) {
+        var phases = ConvolutionPhases()
+        var other = 0.0
+        for row in rows {
+            if let p = row.phases {
+                phases.im2col += p.im2col
+                phases.gemm += p.gemm
+                phases.epilogue += p.epilogue
+            } else {
+                other += row.median
+            }
+        }
+        return (phases, other)
+    }
+
     /// The sum of the rows' BFLOPs, as `summary`'s total (darknet's table).
     var totalBflops: Double { rows.reduce(0) { $0 + $1.bflops } }
     var exactBflops: Double { rows.reduce(0) { $0 + $1.layer.bflops } }

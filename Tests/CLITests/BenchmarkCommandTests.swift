@@ -169,6 +169,23 @@ final class BenchmarkCommandTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.hasPrefix("    2  convolutional  32 3x3/1 leaky    winograd     64x64x16") }, result.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("end-to-end  median ") && $0.contains("images/s") }, result.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("layers      sum of layer medians ") && $0.contains("of end-to-end; median per-pass sum ") }, result.stdout)
+        // The phase totals add up the rows' phase columns and the other layers' medians.
+        let totals = try XCTUnwrap(lines.first { $0.hasPrefix("phases      ") }, result.stdout)
+        let numbers = totals.split(separator: " ").compactMap { Double($0) }
+        XCTAssertEqual(numbers.count, 4, totals)
+        let rows = lines.filter { $0.range(of: #"^ +\d+  "#, options: .regularExpression) != nil }
+        var expected = [Double](repeating: 0, count: 4)
+        for row in rows {
+            // Convolutions end with the three phase columns; the other rows (no GFLOPS here) with
+            // median, p90 and % time.
+            let cells = row.split(separator: " ").compactMap { Double($0) }
+            if row.contains("convolutional") {
+                for (i, value) in cells.suffix(3).enumerated() { expected[i] += value }
+            } else {
+                expected[3] += try XCTUnwrap(cells.suffix(3).first, row)
+            }
+        }
+        for i in 0..<4 { XCTAssertEqual(numbers[i], expected[i], accuracy: 0.01 + 0.002 * Double(rows.count), totals) }
     }
 
     func testRealWeightsAreNamedInTheHeader() throws {
