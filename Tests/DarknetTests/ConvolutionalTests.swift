@@ -115,29 +115,28 @@ final class ConvolutionalTests: XCTestCase {
     }
 
     func testFusedEpilogueMatchesTwoPasses() {
-        // One fused pass per plane (split across workers when large) against bias-then-activation,
-        // bit for bit, for every activation; values straddle 0 so both branches of leaky/relu run.
+        // One fused pass per plane, as the GEMM workers run it on their row segments, against
+        // bias-then-activation, bit for bit, for every activation; values straddle 0 so both
+        // branches of leaky/relu run.
         var generator = SplitMix64(state: 5)
         for (filters, spatial) in [(3, 7), (1, 1), (64, 52 * 52)] {
             let values = (0..<(filters * spatial)).map { _ in generator.uniform(-3, 3) }
             let biases = (0..<filters).map { _ in generator.uniform(-1, 1) }
-            for threads in [1, 2] {
-                let saved = GEMM.threads
-                GEMM.threads = threads
-                defer { GEMM.threads = saved }
-                for activation in Activation.allCases {
-                    var fast = values
-                    var reference = values
-                    biases.withUnsafeBufferPointer { b in
-                        fast.withUnsafeMutableBufferPointer {
-                            Convolutional.epilogue($0.baseAddress!, filters: filters, spatial: spatial, biases: b.baseAddress!, activation: activation)
-                        }
-                        reference.withUnsafeMutableBufferPointer {
-                            Convolutional.epilogueReference($0.baseAddress!, filters: filters, spatial: spatial, biases: b.baseAddress!, activation: activation)
+            for activation in Activation.allCases {
+                var fast = values
+                var reference = values
+                biases.withUnsafeBufferPointer { b in
+                    fast.withUnsafeMutableBufferPointer {
+                        for f in 0..<filters {
+                            Convolutional.biasActivation($0.baseAddress! + f * spatial, count: spatial, bias: b[f],
+                                                         activation: activation)
                         }
                     }
-                    XCTAssertEqual(fast.map(\.bitPattern), reference.map(\.bitPattern), "\(activation) \(filters)×\(spatial), \(threads) threads")
+                    reference.withUnsafeMutableBufferPointer {
+                        Convolutional.epilogueReference($0.baseAddress!, filters: filters, spatial: spatial, biases: b.baseAddress!, activation: activation)
+                    }
                 }
+                XCTAssertEqual(fast.map(\.bitPattern), reference.map(\.bitPattern), "\(activation) \(filters)×\(spatial)")
             }
         }
     }

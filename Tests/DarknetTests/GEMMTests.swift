@@ -26,4 +26,40 @@ final class GEMMTests: XCTestCase {
             }
         }
     }
+
+    /// The epilogue each worker runs on its part sees every element of C exactly once, after
+    /// the product: bias + leaky through it equals the product then the two-pass reference, bit
+    /// for bit, on the serial path, the split by rows and the split by columns (with a ragged
+    /// last part), on 1, 2 and 3 workers; the reported time is 0 unless asked for.
+    func testEpilogueRunsOnceOnEveryElementAfterTheProduct() {
+        var generator = SplitMix64(state: 13)
+        for (m, n, k) in [(5, 7, 3), (257, 130, 1153), (64, 1000, 300), (40, 4099, 27)] {
+            let a = (0..<(m * k)).map { _ in generator.uniform(-1, 1) }
+            let b = (0..<(k * n)).map { _ in generator.uniform(-1, 1) }
+            let biases = (0..<m).map { _ in generator.uniform(-1, 1) }
+            var reference = [Float](repeating: 0, count: m * n)
+            GEMM.serial(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: n, c: &reference, ldc: n)
+            Convolutional.epilogueReference(&reference, filters: m, spatial: n, biases: biases, activation: .leaky)
+            for threads in [1, 2, 3] {
+                let saved = GEMM.threads
+                GEMM.threads = threads
+                defer { GEMM.threads = saved }
+                var fused = [Float](repeating: .nan, count: m * n)
+                var visits = [Int](repeating: 0, count: m * n)
+                let seconds = fused.withUnsafeMutableBufferPointer { c in
+                    visits.withUnsafeMutableBufferPointer { visits in
+                        nonisolated(unsafe) let (base, visits) = (c.baseAddress!, visits)
+                        return GEMM.multiply(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: n, c: base, ldc: n,
+                                             epilogue: { row, start, count in
+                            for i in 0..<count { visits[start - base + i] += 1 }
+                            Convolutional.biasActivation(start, count: count, bias: biases[row], activation: .leaky)
+                        })
+                    }
+                }
+                XCTAssertEqual(seconds, 0)
+                XCTAssertEqual(visits, [Int](repeating: 1, count: m * n), "\(m)×\(n)×\(k) on \(threads) threads")
+                XCTAssertEqual(fused.map(\.bitPattern), reference.map(\.bitPattern), "\(m)×\(n)×\(k) on \(threads) threads")
+            }
+        }
+    }
 }

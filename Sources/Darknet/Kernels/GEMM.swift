@@ -15,32 +15,62 @@ public enum GEMM {
     /// many (each worker packs all of A once), by rows when there are few (thin GEMMs such as
     /// 13×13 layers: 1024×169×4608 ran 100 vs 98 GFLOPS, 512×169×2304 150 vs 79 on 2 cores,
     /// measured with single-threaded OpenBLAS calls on two threads).
+    ///
+    /// `epilogue`, when given, runs on each worker's part of C right after its product, while
+    /// that part is still in the worker's caches (the convolutions' bias + activation: a
+    /// separate pass split by rows read half of each part from the other core). It sees every
+    /// element of C exactly once. Returns the mean seconds the workers spent in it when
+    /// `timeEpilogue` (the profiler's epilogue phase), else 0.
+    @discardableResult
     public static func multiply(m: Int, n: Int, k: Int,
                                 a: UnsafePointer<Float>, lda: Int,
                                 b: UnsafePointer<Float>, ldb: Int,
                                 c: UnsafeMutablePointer<Float>, ldc: Int,
-                                accumulate: Bool = false) {
+                                accumulate: Bool = false, epilogue: RowEpilogue? = nil,
+                                timeEpilogue: Bool = false) -> Double {
         let byRows = n < 512
         let workers = min(threads, (byRows ? m : n) / 32)
         guard workers > 1, m * n * k >= 1 << 21 else {
             serial(m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: accumulate)
-            return
+            guard let epilogue else { return 0 }
+            return run(epilogue, rows: 0..<m, columns: 0..<n, c: c, ldc: ldc, timed: timeEpilogue)
         }
         nonisolated(unsafe) let (a, b, c) = (a, b, c)
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            // Ranges rounded to 16 so each worker's part stays cache-line and kernel-block aligned.
-            let total = byRows ? m : n
-            let start = (total * worker / workers) & ~15
-            let end = worker == workers - 1 ? total : (total * (worker + 1) / workers) & ~15
-            guard start < end else { return }
-            if byRows {
-                serial(m: end - start, n: n, k: k, a: a + start * lda, lda: lda, b: b, ldb: ldb,
-                       c: c + start * ldc, ldc: ldc, accumulate: accumulate)
-            } else {
-                serial(m: m, n: end - start, k: k, a: a, lda: lda, b: b + start, ldb: ldb, c: c + start, ldc: ldc,
-                       accumulate: accumulate)
+        nonisolated(unsafe) let epilogue = epilogue
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: workers) { seconds in
+            seconds.initialize(repeating: 0)
+            nonisolated(unsafe) let seconds = seconds
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                // Ranges rounded to 16 so each worker's part stays cache-line and kernel-block aligned.
+                let total = byRows ? m : n
+                let start = (total * worker / workers) & ~15
+                let end = worker == workers - 1 ? total : (total * (worker + 1) / workers) & ~15
+                guard start < end else { return }
+                if byRows {
+                    serial(m: end - start, n: n, k: k, a: a + start * lda, lda: lda, b: b, ldb: ldb,
+                           c: c + start * ldc, ldc: ldc, accumulate: accumulate)
+                } else {
+                    serial(m: m, n: end - start, k: k, a: a, lda: lda, b: b + start, ldb: ldb, c: c + start, ldc: ldc,
+                           accumulate: accumulate)
+                }
+                if let epilogue {
+                    seconds[worker] = run(epilogue, rows: byRows ? start..<end : 0..<m, columns: byRows ? 0..<n : start..<end,
+                                          c: c, ldc: ldc, timed: timeEpilogue)
+                }
             }
+            return seconds.reduce(0, +) / Double(workers)
         }
+    }
+
+    /// Work done on finished rows of C: `(row, first element, count)` for each row segment of
+    /// one worker's part (`multiply`'s `epilogue`).
+    public typealias RowEpilogue = (_ row: Int, _ start: UnsafeMutablePointer<Float>, _ count: Int) -> Void
+
+    private static func run(_ epilogue: RowEpilogue, rows: Range<Int>, columns: Range<Int>,
+                            c: UnsafeMutablePointer<Float>, ldc: Int, timed: Bool) -> Double {
+        let start = timed ? ProfileClock.now() : 0
+        for row in rows { epilogue(row, c + row * ldc + columns.lowerBound, columns.count) }
+        return timed ? ProfileClock.seconds(from: start, to: ProfileClock.now()) : 0
     }
 
     /// One single-threaded sgemm on the calling thread (for callers that parallelise themselves).

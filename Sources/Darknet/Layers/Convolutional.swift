@@ -169,10 +169,12 @@ public struct Convolutional: Sendable, Hashable {
         return max(1, min(batch, Self.im2colBlockFloats / perImage))
     }
 
-    /// im2col + GEMM per group, then bias and activation (or Winograd when `weights.winograd`
-    /// is set, see `ConvolutionAlgorithm`): `input` is `C×H×W`, `output` is
+    /// im2col + GEMM per group, each GEMM worker adding the bias and applying the activation to
+    /// the part of the output it just computed (`GEMM.multiply`'s epilogue), or Winograd when
+    /// `weights.winograd` is set (see `ConvolutionAlgorithm`): `input` is `C×H×W`, `output` is
     /// `filters × outH × outW`, `weights.weights` is `filters × (C/groups) × size × size`.
-    /// A non-nil `timer` (profiling) gets the time of each phase; nil reads no clock.
+    /// A non-nil `timer` (profiling) gets the time of each phase (the epilogue's is the GEMM
+    /// workers' mean time in it); nil reads no clock.
     ///
     /// `batch` images are channel-major, as `Network` keeps them: `input` is `C × batch × H × W`
     /// and `output` `filters × batch × outH × outW` (the same as `C×H×W` for one image). A
@@ -213,66 +215,60 @@ public struct Convolutional: Sendable, Hashable {
         let blockImages = im2colBlockImages(input: inputShape, output: outputShape, batch: batch)
         let (batchColumns, channelStride) = (batch * spatial, batch * inputPlane)
         weights.weights.withUnsafeBufferPointer { w in
-            for group in 0..<groups {
-                let groupInput = input + group * channelsPerGroup * channelStride
-                let groupWeights = w.baseAddress! + group * filtersPerGroup * k
-                let groupOutput = output + group * filtersPerGroup * batchColumns
-                if isPointwise {
-                    GEMM.multiply(m: filtersPerGroup, n: batchColumns, k: k, a: groupWeights, lda: k,
-                                  b: groupInput, ldb: batchColumns, c: groupOutput, ldc: batchColumns)
-                    timer?.lap(\.gemm)
-                    continue
-                }
-                if blockRows == outputShape.height {
-                    // Whole images, `blockImages` at a time side by side: one GEMM each.
-                    for first in Swift.stride(from: 0, to: batch, by: blockImages) {
-                        let images = min(blockImages, batch - first)
-                        for image in 0..<images {
-                            Im2col.unfold(groupInput + (first + image) * inputPlane, channels: channelsPerGroup,
-                                          height: inputShape.height, width: inputShape.width, size: size, stride: stride,
-                                          pad: padding * dilation, strideY: strideY, dilation: dilation,
-                                          channelStride: channelStride, rowPitch: images * spatial,
-                                          into: workspace + image * spatial)
+            weights.biases.withUnsafeBufferPointer { bias in
+                for group in 0..<groups {
+                    // Bias + activation run by each GEMM worker on the part of C it just computed.
+                    let groupBiases = bias.baseAddress! + group * filtersPerGroup
+                    let activation = self.activation
+                    let epilogue: GEMM.RowEpilogue = { row, start, count in
+                        Self.biasActivation(start, count: count, bias: groupBiases[row], activation: activation)
+                    }
+                    let timed = timer != nil
+                    let groupInput = input + group * channelsPerGroup * channelStride
+                    let groupWeights = w.baseAddress! + group * filtersPerGroup * k
+                    let groupOutput = output + group * filtersPerGroup * batchColumns
+                    if isPointwise {
+                        let seconds = GEMM.multiply(m: filtersPerGroup, n: batchColumns, k: k, a: groupWeights, lda: k,
+                                                    b: groupInput, ldb: batchColumns, c: groupOutput, ldc: batchColumns,
+                                                    epilogue: epilogue, timeEpilogue: timed)
+                        timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
+                        continue
+                    }
+                    if blockRows == outputShape.height {
+                        // Whole images, `blockImages` at a time side by side: one GEMM each.
+                        for first in Swift.stride(from: 0, to: batch, by: blockImages) {
+                            let images = min(blockImages, batch - first)
+                            for image in 0..<images {
+                                Im2col.unfold(groupInput + (first + image) * inputPlane, channels: channelsPerGroup,
+                                              height: inputShape.height, width: inputShape.width, size: size, stride: stride,
+                                              pad: padding * dilation, strideY: strideY, dilation: dilation,
+                                              channelStride: channelStride, rowPitch: images * spatial,
+                                              into: workspace + image * spatial)
+                            }
+                            timer?.lap(\.im2col)
+                            let seconds = GEMM.multiply(m: filtersPerGroup, n: images * spatial, k: k, a: groupWeights, lda: k,
+                                                        b: workspace, ldb: images * spatial, c: groupOutput + first * spatial,
+                                                        ldc: batchColumns, epilogue: epilogue, timeEpilogue: timed)
+                            timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
                         }
-                        timer?.lap(\.im2col)
-                        GEMM.multiply(m: filtersPerGroup, n: images * spatial, k: k, a: groupWeights, lda: k,
-                                      b: workspace, ldb: images * spatial, c: groupOutput + first * spatial, ldc: batchColumns)
-                        timer?.lap(\.gemm)
+                        continue
                     }
-                    continue
-                }
-                for image in 0..<batch {
-                    for first in Swift.stride(from: 0, to: outputShape.height, by: blockRows) {
-                        let rows = first..<min(outputShape.height, first + blockRows)
-                        let columns = rows.count * outputShape.width
-                        Im2col.unfold(groupInput + image * inputPlane, channels: channelsPerGroup, height: inputShape.height,
-                                      width: inputShape.width, size: size, stride: stride, pad: padding * dilation,
-                                      strideY: strideY, dilation: dilation, outputRows: rows, channelStride: channelStride,
-                                      into: workspace)
-                        timer?.lap(\.im2col)
-                        GEMM.multiply(m: filtersPerGroup, n: columns, k: k, a: groupWeights, lda: k, b: workspace,
-                                      ldb: columns, c: groupOutput + image * spatial + first * outputShape.width,
-                                      ldc: batchColumns)
-                        timer?.lap(\.gemm)
+                    for image in 0..<batch {
+                        for first in Swift.stride(from: 0, to: outputShape.height, by: blockRows) {
+                            let rows = first..<min(outputShape.height, first + blockRows)
+                            let columns = rows.count * outputShape.width
+                            Im2col.unfold(groupInput + image * inputPlane, channels: channelsPerGroup, height: inputShape.height,
+                                          width: inputShape.width, size: size, stride: stride, pad: padding * dilation,
+                                          strideY: strideY, dilation: dilation, outputRows: rows, channelStride: channelStride,
+                                          into: workspace)
+                            timer?.lap(\.im2col)
+                            let seconds = GEMM.multiply(m: filtersPerGroup, n: columns, k: k, a: groupWeights, lda: k, b: workspace,
+                                                        ldb: columns, c: groupOutput + image * spatial + first * outputShape.width,
+                                                        ldc: batchColumns, epilogue: epilogue, timeEpilogue: timed)
+                            timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
+                        }
                     }
                 }
-            }
-        }
-        weights.biases.withUnsafeBufferPointer { bias in
-            Self.epilogue(output, filters: filters, spatial: batchColumns, biases: bias.baseAddress!, activation: activation)
-        }
-        timer?.lap(\.epilogue)
-    }
-
-    /// Bias add and activation over `filters × spatial` floats in one pass per filter plane
-    /// (linear, leaky, relu and logistic fused; the others add then call `Activation.apply`),
-    /// filters split across `GEMM.threads` workers for large layers. Same values as
-    /// `epilogueReference`, bit for bit: each element is `activation(x + bias)` computed the same way.
-    static func epilogue(_ output: UnsafeMutablePointer<Float>, filters: Int, spatial: Int,
-                         biases: UnsafePointer<Float>, activation: Activation) {
-        Parallel.forChunks(of: filters, work: filters * spatial) { range in
-            for f in range {
-                biasActivation(output + f * spatial, count: spatial, bias: biases[f], activation: activation)
             }
         }
     }
@@ -303,7 +299,8 @@ public struct Convolutional: Sendable, Hashable {
         }
     }
 
-    /// The two-pass epilogue (all biases, then `Activation.apply`): the reference `epilogue` is tested against.
+    /// The two-pass epilogue (all biases, then `Activation.apply`): the reference the fused
+    /// `biasActivation`, run by the GEMM workers, is tested against.
     static func epilogueReference(_ output: UnsafeMutablePointer<Float>, filters: Int, spatial: Int,
                                   biases: UnsafePointer<Float>, activation: Activation) {
         for f in 0..<filters {

@@ -59,6 +59,20 @@ struct PhaseTimer {
         phases[keyPath: phase] += ProfileClock.seconds(from: mark, to: now)
         mark = now
     }
+
+    /// Splits the time since the previous lap between two phases that ran interleaved on the
+    /// workers (a GEMM whose workers each ran the epilogue on their part): `seconds`, at most
+    /// the whole lap, goes to `second` and the rest to `first`.
+    @inline(__always)
+    mutating func lap(_ first: WritableKeyPath<ConvolutionPhases, Double>,
+                      _ second: WritableKeyPath<ConvolutionPhases, Double>, secondSeconds seconds: Double) {
+        let now = ProfileClock.now()
+        let elapsed = ProfileClock.seconds(from: mark, to: now)
+        let share = min(max(seconds, 0), elapsed)
+        phases[keyPath: first] += elapsed - share
+        phases[keyPath: second] += share
+        mark = now
+    }
 }
 
 extension Network {
