@@ -56,7 +56,13 @@ final class GEMMTests: XCTestCase {
                         })
                     }
                 }
-                XCTAssertEqual(seconds, 0)
+                XCTAssertEqual(seconds, 0, "not asked to time")
+                var timed = [Float](repeating: 0, count: m * n)
+                let measured = GEMM.multiply(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: n, c: &timed, ldc: n, timeEpilogue: true,
+                                             epilogue: { _, start, count in
+                    for i in 0..<count { start[i] = -start[i] }
+                })
+                XCTAssertGreaterThan(measured, 0, "asked to time")
                 XCTAssertEqual(visits, [Int](repeating: 1, count: m * n), "\(m)×\(n)×\(k) on \(threads) threads")
                 XCTAssertEqual(fused.map(\.bitPattern), reference.map(\.bitPattern), "\(m)×\(n)×\(k) on \(threads) threads")
             }

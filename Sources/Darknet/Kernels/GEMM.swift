@@ -16,49 +16,49 @@ public enum GEMM {
     /// 13×13 layers: 1024×169×4608 ran 100 vs 98 GFLOPS, 512×169×2304 150 vs 79 on 2 cores,
     /// measured with single-threaded OpenBLAS calls on two threads).
     ///
-    /// `epilogue`, when given, runs on each worker's part of C right after its product, while
-    /// that part is still in the worker's caches (the convolutions' bias + activation: a
-    /// separate pass split by rows read half of each part from the other core). It sees every
-    /// element of C exactly once. Returns the mean seconds the workers spent in it when
-    /// `timeEpilogue` (the profiler's epilogue phase), else 0.
+    /// `epilogue` runs on each worker's part of C right after its product, while that part is
+    /// still in the worker's caches (the convolutions' bias + activation: a separate pass split
+    /// by rows read half of each part from the other core). It sees every element of C exactly
+    /// once; it is non-escaping, so passing one allocates nothing. Returns the mean seconds the
+    /// workers spent in it when `timeEpilogue` (the profiler's epilogue phase), else 0.
     @discardableResult
     public static func multiply(m: Int, n: Int, k: Int,
                                 a: UnsafePointer<Float>, lda: Int,
                                 b: UnsafePointer<Float>, ldb: Int,
                                 c: UnsafeMutablePointer<Float>, ldc: Int,
-                                accumulate: Bool = false, epilogue: RowEpilogue? = nil,
-                                timeEpilogue: Bool = false) -> Double {
+                                accumulate: Bool = false, timeEpilogue: Bool = false,
+                                epilogue: RowEpilogue = { _, _, _ in }) -> Double {
         let byRows = n < 512
         let workers = min(threads, (byRows ? m : n) / 32)
         guard workers > 1, m * n * k >= 1 << 21 else {
             serial(m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: accumulate)
-            guard let epilogue else { return 0 }
             return run(epilogue, rows: 0..<m, columns: 0..<n, c: c, ldc: ldc, timed: timeEpilogue)
         }
         nonisolated(unsafe) let (a, b, c) = (a, b, c)
-        nonisolated(unsafe) let epilogue = epilogue
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: workers) { seconds in
-            seconds.initialize(repeating: 0)
-            nonisolated(unsafe) let seconds = seconds
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                // Ranges rounded to 16 so each worker's part stays cache-line and kernel-block aligned.
-                let total = byRows ? m : n
-                let start = (total * worker / workers) & ~15
-                let end = worker == workers - 1 ? total : (total * (worker + 1) / workers) & ~15
-                guard start < end else { return }
-                if byRows {
-                    serial(m: end - start, n: n, k: k, a: a + start * lda, lda: lda, b: b, ldb: ldb,
-                           c: c + start * ldc, ldc: ldc, accumulate: accumulate)
-                } else {
-                    serial(m: m, n: end - start, k: k, a: a, lda: lda, b: b + start, ldb: ldb, c: c + start, ldc: ldc,
-                           accumulate: accumulate)
-                }
-                if let epilogue {
+        // The workers are done when `concurrentPerform` returns, so the closure never escapes.
+        return withoutActuallyEscaping(epilogue) { epilogue in
+            nonisolated(unsafe) let epilogue = epilogue
+            return withUnsafeTemporaryAllocation(of: Double.self, capacity: workers) { seconds in
+                seconds.initialize(repeating: 0)
+                nonisolated(unsafe) let seconds = seconds
+                DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                    // Ranges rounded to 16 so each worker's part stays cache-line and kernel-block aligned.
+                    let total = byRows ? m : n
+                    let start = (total * worker / workers) & ~15
+                    let end = worker == workers - 1 ? total : (total * (worker + 1) / workers) & ~15
+                    guard start < end else { return }
+                    if byRows {
+                        serial(m: end - start, n: n, k: k, a: a + start * lda, lda: lda, b: b, ldb: ldb,
+                               c: c + start * ldc, ldc: ldc, accumulate: accumulate)
+                    } else {
+                        serial(m: m, n: end - start, k: k, a: a, lda: lda, b: b + start, ldb: ldb, c: c + start, ldc: ldc,
+                               accumulate: accumulate)
+                    }
                     seconds[worker] = run(epilogue, rows: byRows ? start..<end : 0..<m, columns: byRows ? 0..<n : start..<end,
                                           c: c, ldc: ldc, timed: timeEpilogue)
                 }
+                return seconds.reduce(0, +) / Double(workers)
             }
-            return seconds.reduce(0, +) / Double(workers)
         }
     }
 

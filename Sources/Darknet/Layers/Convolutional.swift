@@ -217,10 +217,11 @@ public struct Convolutional: Sendable, Hashable {
         weights.weights.withUnsafeBufferPointer { w in
             weights.biases.withUnsafeBufferPointer { bias in
                 for group in 0..<groups {
-                    // Bias + activation run by each GEMM worker on the part of C it just computed.
+                    // Bias + activation run by each GEMM worker on the part of C it just computed
+                    // (a local function: passed non-escaping, it allocates nothing).
                     let groupBiases = bias.baseAddress! + group * filtersPerGroup
                     let activation = self.activation
-                    let epilogue: GEMM.RowEpilogue = { row, start, count in
+                    func epilogue(_ row: Int, _ start: UnsafeMutablePointer<Float>, _ count: Int) {
                         Self.biasActivation(start, count: count, bias: groupBiases[row], activation: activation)
                     }
                     let timed = timer != nil
@@ -230,7 +231,7 @@ public struct Convolutional: Sendable, Hashable {
                     if isPointwise {
                         let seconds = GEMM.multiply(m: filtersPerGroup, n: batchColumns, k: k, a: groupWeights, lda: k,
                                                     b: groupInput, ldb: batchColumns, c: groupOutput, ldc: batchColumns,
-                                                    epilogue: epilogue, timeEpilogue: timed)
+                                                    timeEpilogue: timed, epilogue: epilogue)
                         timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
                         continue
                     }
@@ -248,7 +249,7 @@ public struct Convolutional: Sendable, Hashable {
                             timer?.lap(\.im2col)
                             let seconds = GEMM.multiply(m: filtersPerGroup, n: images * spatial, k: k, a: groupWeights, lda: k,
                                                         b: workspace, ldb: images * spatial, c: groupOutput + first * spatial,
-                                                        ldc: batchColumns, epilogue: epilogue, timeEpilogue: timed)
+                                                        ldc: batchColumns, timeEpilogue: timed, epilogue: epilogue)
                             timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
                         }
                         continue
@@ -264,7 +265,7 @@ public struct Convolutional: Sendable, Hashable {
                             timer?.lap(\.im2col)
                             let seconds = GEMM.multiply(m: filtersPerGroup, n: columns, k: k, a: groupWeights, lda: k, b: workspace,
                                                         ldb: columns, c: groupOutput + image * spatial + first * outputShape.width,
-                                                        ldc: batchColumns, epilogue: epilogue, timeEpilogue: timed)
+                                                        ldc: batchColumns, timeEpilogue: timed, epilogue: epilogue)
                             timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
                         }
                     }
