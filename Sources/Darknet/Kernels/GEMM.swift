@@ -8,58 +8,100 @@ import Dispatch
 /// workers of its own (`DispatchQueue.concurrentPerform`). OpenBLAS's own worker threads spin
 /// (`sched_yield`) between calls and stole the cores from the Swift loops that run between
 /// GEMMs (im2col, Winograd transforms, epilogues); with one pool for everything nothing
-/// oversubscribes the cores. A split GEMM gives the same bits as an unsplit one: each output
-/// element is summed over the same `k` blocks in the same order.
+/// oversubscribes the cores.
+///
+/// Determinism: a product is cut into parts that depend only on its shape, never on the
+/// thread count, and each part is one sgemm call, so the bits are the same on 1 thread or 8.
+/// Cutting differently is not safe: whether an element's sum depends on the other rows and
+/// columns of its call is up to OpenBLAS's kernel for the CPU. With the `Zen` kernel (OpenBLAS
+/// 0.3.21 on AMD EPYC) a column's bits change with the call's width and a row's with where a
+/// row split falls (exact only at multiples of 12); with `Cooperlake` any split at a multiple
+/// of 16 was exact.
 public enum GEMM {
-    /// Splits `C` across `threads` workers when the product is large: by columns when there are
-    /// many (each worker packs all of A once), by rows when there are few (thin GEMMs such as
-    /// 13×13 layers: 1024×169×4608 ran 100 vs 98 GFLOPS, 512×169×2304 150 vs 79 on 2 cores,
-    /// measured with single-threaded OpenBLAS calls on two threads).
+    /// Runs the product in `parts(m:n:k:)`'s parts, spread over `threads` workers (contiguous
+    /// runs of parts), then `epilogue` on each part right after its product.
     ///
-    /// `epilogue` runs on each worker's part of C right after its product, while that part is
-    /// still in the worker's caches (the convolutions' bias + activation: a separate pass split
-    /// by rows read half of each part from the other core). It sees every element of C exactly
-    /// once; it is non-escaping, so passing one allocates nothing. Returns the mean seconds the
-    /// workers spent in it when `timeEpilogue` (the profiler's epilogue phase), else 0.
+    /// `segments` > 1 says the `n` columns are that many equal runs (a batch's images side by
+    /// side): each run is cut as if it were the whole product, so an image's columns get the
+    /// bits they get alone.
+    ///
+    /// `epilogue` runs on each part of C right after its product, while that part is still in
+    /// the worker's caches (the convolutions' bias + activation: a separate pass split by rows
+    /// read half of each part from the other core). It sees every element of C exactly once; it
+    /// is non-escaping, so passing one allocates nothing. Returns the mean seconds the workers
+    /// spent in it when `timeEpilogue` (the profiler's epilogue phase), else 0.
     @discardableResult
     public static func multiply(m: Int, n: Int, k: Int,
                                 a: UnsafePointer<Float>, lda: Int,
                                 b: UnsafePointer<Float>, ldb: Int,
                                 c: UnsafeMutablePointer<Float>, ldc: Int,
-                                accumulate: Bool = false, timeEpilogue: Bool = false,
+                                accumulate: Bool = false, segments: Int = 1, timeEpilogue: Bool = false,
                                 epilogue: RowEpilogue = { _, _, _ in }) -> Double {
-        let byRows = n < 512
-        let workers = min(threads, (byRows ? m : n) / 32)
-        guard workers > 1, m * n * k >= 1 << 21 else {
-            serial(m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: accumulate)
-            return run(epilogue, rows: 0..<m, columns: 0..<n, c: c, ldc: ldc, timed: timeEpilogue)
+        precondition(segments >= 1 && n % segments == 0, "GEMM.multiply: \(n) columns in \(segments) equal segments")
+        let width = n / segments
+        let cut = parts(m: m, n: width, k: k)
+        let total = segments * cut.count
+        // Part `index`: its rows and columns of C.
+        func part(_ index: Int) -> (rows: Range<Int>, columns: Range<Int>) {
+            let first = index / cut.count * width
+            let piece = index % cut.count
+            if cut.byRows { return (range(piece, of: cut.count, in: m), first..<first + width) }
+            let columns = range(piece, of: cut.count, in: width)
+            return (0..<m, first + columns.lowerBound..<first + columns.upperBound)
         }
-        nonisolated(unsafe) let (a, b, c) = (a, b, c)
-        // The workers are done when `concurrentPerform` returns, so the closure never escapes.
+        func run(parts: Range<Int>, epilogue: RowEpilogue) -> Double {
+            var seconds = 0.0
+            for index in parts {
+                let (rows, columns) = part(index)
+                serial(m: rows.count, n: columns.count, k: k, a: a + rows.lowerBound * lda, lda: lda,
+                       b: b + columns.lowerBound, ldb: ldb, c: c + rows.lowerBound * ldc + columns.lowerBound, ldc: ldc,
+                       accumulate: accumulate)
+                seconds += Self.run(epilogue, rows: rows, columns: columns, c: c, ldc: ldc, timed: timeEpilogue)
+            }
+            return seconds
+        }
+        let workers = min(threads, total)
+        guard workers > 1 else { return run(parts: 0..<total, epilogue: epilogue) }
+        // The workers are done when `concurrentPerform` returns, so the closure never escapes;
+        // their parts are disjoint, so no two write the same element of C.
         return withoutActuallyEscaping(epilogue) { epilogue in
-            nonisolated(unsafe) let epilogue = epilogue
-            return withUnsafeTemporaryAllocation(of: Double.self, capacity: workers) { seconds in
-                seconds.initialize(repeating: 0)
-                nonisolated(unsafe) let seconds = seconds
-                DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                    // Ranges rounded to 16 so each worker's part stays cache-line and kernel-block aligned.
-                    let total = byRows ? m : n
-                    let start = (total * worker / workers) & ~15
-                    let end = worker == workers - 1 ? total : (total * (worker + 1) / workers) & ~15
-                    guard start < end else { return }
-                    if byRows {
-                        serial(m: end - start, n: n, k: k, a: a + start * lda, lda: lda, b: b, ldb: ldb,
-                               c: c + start * ldc, ldc: ldc, accumulate: accumulate)
-                    } else {
-                        serial(m: m, n: end - start, k: k, a: a, lda: lda, b: b + start, ldb: ldb, c: c + start, ldc: ldc,
-                               accumulate: accumulate)
+            withoutActuallyEscaping(run) { run in
+                nonisolated(unsafe) let (epilogue, run) = (epilogue, run)
+                return withUnsafeTemporaryAllocation(of: Double.self, capacity: workers) { seconds in
+                    seconds.initialize(repeating: 0)
+                    nonisolated(unsafe) let seconds = seconds
+                    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                        seconds[worker] = run(total * worker / workers..<total * (worker + 1) / workers, epilogue)
                     }
-                    seconds[worker] = run(epilogue, rows: byRows ? start..<end : 0..<m, columns: byRows ? 0..<n : start..<end,
-                                          c: c, ldc: ldc, timed: timeEpilogue)
+                    return seconds.reduce(0, +) / Double(workers)
                 }
-                return seconds.reduce(0, +) / Double(workers)
             }
         }
+    }
+
+    /// Most parts a product is cut into (so up to this many workers share one).
+    static let maximumParts = 4
+
+    /// How a product is cut, from its shape alone: below 2²¹ multiply-adds one part; else by
+    /// columns when there are many (each part packs all of A once), by rows when there are few
+    /// (thin GEMMs such as 13×13 layers: 1024×169×4608 ran 100 vs 98 GFLOPS, 512×169×2304 150
+    /// vs 79 on 2 cores, measured with single-threaded OpenBLAS calls on two threads), into a
+    /// power of two of parts (even shares for 2, 4 or 8 workers) of at least 32 rows or columns.
+    static func parts(m: Int, n: Int, k: Int) -> (byRows: Bool, count: Int) {
+        let byRows = n < 512
+        guard m * n * k >= 1 << 21 else { return (byRows, 1) }
+        let most = min(maximumParts, (byRows ? m : n) / 32)
+        var count = 1
+        while count * 2 <= most { count *= 2 }
+        return (byRows, count)
+    }
+
+    /// Part `piece` of `0..<total` cut in `count`, its bounds rounded down to multiples of 16 so
+    /// each part stays cache-line and kernel-block aligned.
+    static func range(_ piece: Int, of count: Int, in total: Int) -> Range<Int> {
+        let start = (total * piece / count) & ~15
+        let end = piece == count - 1 ? total : (total * (piece + 1) / count) & ~15
+        return start..<end
     }
 
     /// Work done on finished rows of C: `(row, first element, count)` for each row segment of

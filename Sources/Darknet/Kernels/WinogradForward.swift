@@ -102,14 +102,18 @@ extension Winograd {
             }
             timer?.lap(\.im2col)
 
-            // The independent products (one per position), split across workers (each a single-threaded sgemm).
+            // The independent products (one per position and image), split across workers by
+            // position, each a single-threaded sgemm: the same calls whatever the thread count, and
+            // an image's tiles get the call they get alone (see `GEMM` on determinism).
             let transformed = self.transformed
             Parallel.forChunks(of: positions, work: filters * channels * tileCount) { range in
                 for position in range {
-                    GEMM.serial(m: filters, n: tileCount, k: channels,
-                                a: transformed + position * filters * channels, lda: channels,
-                                b: v + position * channels * tileCount, ldb: tileCount,
-                                c: m + position * filters * tileCount, ldc: tileCount)
+                    for b in 0..<images {
+                        GEMM.serial(m: filters, n: perImage, k: channels,
+                                    a: transformed + position * filters * channels, lda: channels,
+                                    b: v + position * channels * tileCount + b * perImage, ldb: tileCount,
+                                    c: m + position * filters * tileCount + b * perImage, ldc: tileCount)
+                    }
                 }
             }
             timer?.lap(\.gemm)

@@ -231,7 +231,7 @@ public struct Convolutional: Sendable, Hashable {
                     if isPointwise {
                         let seconds = GEMM.multiply(m: filtersPerGroup, n: batchColumns, k: k, a: groupWeights, lda: k,
                                                     b: groupInput, ldb: batchColumns, c: groupOutput, ldc: batchColumns,
-                                                    timeEpilogue: timed, epilogue: epilogue)
+                                                    segments: batch, timeEpilogue: timed, epilogue: epilogue)
                         timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
                         continue
                     }
@@ -249,7 +249,7 @@ public struct Convolutional: Sendable, Hashable {
                             timer?.lap(\.im2col)
                             let seconds = GEMM.multiply(m: filtersPerGroup, n: images * spatial, k: k, a: groupWeights, lda: k,
                                                         b: workspace, ldb: images * spatial, c: groupOutput + first * spatial,
-                                                        ldc: batchColumns, timeEpilogue: timed, epilogue: epilogue)
+                                                        ldc: batchColumns, segments: images, timeEpilogue: timed, epilogue: epilogue)
                             timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
                         }
                         continue
