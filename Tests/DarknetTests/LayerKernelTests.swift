@@ -59,8 +59,8 @@ final class MaxpoolTests: XCTestCase {
     }
 
     func testFastMatchesReference() {
-        // The interior fast path and channel split against the checked loop, bit for bit, on odd
-        // shapes: strides 1–3, padding 0 to 4 (odd padding puts the extra cell bottom-right),
+        // The interior fast paths (8 windows at a time for 2×2/2) and channel split against the
+        // checked loop, bit for bit, on odd shapes: strides 1–3, padding 0 to 4 (odd padding puts the extra cell bottom-right),
         // width 1, windows larger than the image, and a plane big enough to be split across workers.
         struct Case { var channels, height, width, size, stride, padding: Int }
         var cases: [Case] = [
@@ -68,6 +68,7 @@ final class MaxpoolTests: XCTestCase {
             Case(channels: 2, height: 1, width: 7, size: 3, stride: 1, padding: 2),
             Case(channels: 2, height: 3, width: 2, size: 5, stride: 1, padding: 4),  // window larger than image
             Case(channels: 64, height: 52, width: 52, size: 2, stride: 2, padding: 1),
+            Case(channels: 3, height: 8, width: 35, size: 2, stride: 2, padding: 0),  // 8-window runs and a tail
             Case(channels: 32, height: 13, width: 13, size: 2, stride: 1, padding: 1),
             Case(channels: 4, height: 13, width: 13, size: 13, stride: 1, padding: 12),
         ]
@@ -87,8 +88,16 @@ final class MaxpoolTests: XCTestCase {
                 let pool = Maxpool(size: c.size, stride: c.stride, padding: c.padding)
                 let inputShape = TensorShape(channels: c.channels, height: c.height, width: c.width)
                 guard let outputShape = pool.outputShape(input: inputShape) else { XCTFail("\(c) has no output"); continue }
-                // Negative values too, so a skipped out-of-image tap (never 0) would show.
-                let input = (0..<inputShape.count).map { _ in generator.uniform(-2, 1) }
+                // Negative values too, so a skipped out-of-image tap (never 0) would show; some NaNs
+                // (skipped by `>`) and signed zeros (the first of equal values is kept).
+                let input = (0..<inputShape.count).map { i -> Float in
+                    switch i % 37 {
+                    case 5: return .nan
+                    case 11: return -0.0
+                    case 12: return 0.0
+                    default: return generator.uniform(-2, 1)
+                    }
+                }
                 var fast = [Float](repeating: .nan, count: outputShape.count)
                 var reference = [Float](repeating: .nan, count: outputShape.count)
                 input.withUnsafeBufferPointer { i in

@@ -120,8 +120,16 @@ public struct Maxpool: Sendable, Hashable {
                     }
                     let top = plane + (offset + oy * strideY) * width + offset
                     if size == 2 {
-                        // yolov3-tiny's 2×2 pools, unrolled: the same four taps in the same order.
-                        for ox in interiorX {
+                        // yolov3-tiny's 2×2 pools, unrolled: the same four taps in the same order,
+                        // 8 outputs at a time when the stride is 2 (`maxOf8Windows`).
+                        var first = interiorX.lowerBound
+                        if stride == 2 {
+                            while first + 8 <= interiorX.upperBound {
+                                Self.maxOf8Windows(top + first * 2, width: width, into: outRow + first)
+                                first += 8
+                            }
+                        }
+                        for ox in first..<interiorX.upperBound {
                             let window = top + ox * stride
                             var best = -Float.greatestFiniteMagnitude
                             if window[0] > best { best = window[0] }
@@ -147,6 +155,22 @@ public struct Maxpool: Sendable, Hashable {
                 }
             }
         }
+    }
+
+    /// Eight 2×2 stride-2 windows side by side: the two rows' 16 floats split into even (left)
+    /// and odd (right) taps. Lane by lane the same `>` comparisons in the same order as the
+    /// scalar loop (NaN taps skipped, the first of equal values kept), so the same bits.
+    @inline(__always)
+    static func maxOf8Windows(_ window: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>) {
+        let upper = UnsafeRawPointer(window).loadUnaligned(as: SIMD16<Float>.self)
+        let lower = UnsafeRawPointer(window + width).loadUnaligned(as: SIMD16<Float>.self)
+        var best = SIMD8<Float>(repeating: -Float.greatestFiniteMagnitude)
+        let (a, b, c, d) = (upper.evenHalf, upper.oddHalf, lower.evenHalf, lower.oddHalf)
+        best.replace(with: a, where: a .> best)
+        best.replace(with: b, where: b .> best)
+        best.replace(with: c, where: c .> best)
+        best.replace(with: d, where: d .> best)
+        UnsafeMutableRawPointer(out).storeBytes(of: best, as: SIMD8<Float>.self)
     }
 
     /// Output indices (along one axis) whose window `offset + o·stride ..< + size` lies in `0..<extent`.
