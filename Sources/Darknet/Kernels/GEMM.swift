@@ -79,14 +79,17 @@ public enum GEMM {
         }
     }
 
-    /// Most parts a product is cut into (so up to this many workers share one).
+    /// Most parts a product is cut into, so up to this many workers share one. Each part packs
+    /// its own copy of the operand it shares (B for row parts, A for column parts): yolov3's
+    /// im2col and 1×1 layers ran 0–4% slower on 2 threads with 4 parts than with 2, and 5–7%
+    /// with 8. The Winograd products (16 or 36 per layer) spread over more workers anyway.
     static let maximumParts = 4
 
     /// How a product is cut, from its shape alone: below 2²¹ multiply-adds one part; else by
     /// columns when there are many (each part packs all of A once), by rows when there are few
     /// (thin GEMMs such as 13×13 layers: 1024×169×4608 ran 100 vs 98 GFLOPS, 512×169×2304 150
     /// vs 79 on 2 cores, measured with single-threaded OpenBLAS calls on two threads), into a
-    /// power of two of parts (even shares for 2, 4 or 8 workers) of at least 32 rows or columns.
+    /// power of two of parts (even shares for 2 or 4 workers) of at least 32 rows or columns.
     static func parts(m: Int, n: Int, k: Int) -> (byRows: Bool, count: Int) {
         let byRows = n < 512
         guard m * n * k >= 1 << 21 else { return (byRows, 1) }
