@@ -19,7 +19,7 @@ enum Im2col {
     /// Batches: channel `c`'s plane is read at `image + c·channelStride` (default
     /// `height·width`; `batch · height·width` in `Network`'s channel-major batches) and matrix row
     /// `r` is written at `columns + r·rowPitch` (default: the row's length), so the images of a
-    /// batch unfold side by side into one matrix that one GEMM multiplies.
+    /// batch unfold side by side into one matrix that one `GEMM.multiply` (with `segments`) multiplies.
     static func unfold(_ image: UnsafePointer<Float>, channels: Int, height: Int, width: Int,
                        size: Int, stride: Int, pad: Int, strideY: Int? = nil, dilation: Int = 1,
                        outputRows: Range<Int>? = nil, channelStride: Int? = nil, rowPitch: Int? = nil,

@@ -178,9 +178,10 @@ public struct Convolutional: Sendable, Hashable {
     ///
     /// `batch` images are channel-major, as `Network` keeps them: `input` is `C × batch × H × W`
     /// and `output` `filters × batch × outH × outW` (the same as `C×H×W` for one image). A
-    /// pointwise layer is then one GEMM over `batch·H·W` columns; im2col unfolds the images side
-    /// by side into one matrix (when a whole image fits the 8 MB block) and multiplies it once;
-    /// Winograd puts every image's tiles into the same products.
+    /// pointwise layer is then one `GEMM.multiply` over `batch·H·W` columns; im2col unfolds the
+    /// images side by side into one matrix (when a whole image fits the 8 MB block) and multiplies
+    /// it once; Winograd transforms every image's tiles in one pass. `segments` makes the GEMM cut
+    /// each image's columns as if it were alone, so a batch gives each image its own bits.
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
                  outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>,
                  batch: Int = 1) {
