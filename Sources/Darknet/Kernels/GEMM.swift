@@ -38,44 +38,60 @@ public enum GEMM {
                                 accumulate: Bool = false, segments: Int = 1, timeEpilogue: Bool = false,
                                 epilogue: RowEpilogue = { _, _, _ in }) -> Double {
         precondition(segments >= 1 && n % segments == 0, "GEMM.multiply: \(n) columns in \(segments) equal segments")
-        let width = n / segments
-        let cut = parts(m: m, n: width, k: k)
-        let total = segments * cut.count
-        // Part `index`: its rows and columns of C.
-        func part(_ index: Int) -> (rows: Range<Int>, columns: Range<Int>) {
-            let first = index / cut.count * width
-            let piece = index % cut.count
-            if cut.byRows { return (range(piece, of: cut.count, in: m), first..<first + width) }
-            let columns = range(piece, of: cut.count, in: width)
-            return (0..<m, first + columns.lowerBound..<first + columns.upperBound)
-        }
-        func run(parts: Range<Int>, epilogue: RowEpilogue) -> Double {
-            var seconds = 0.0
-            for index in parts {
-                let (rows, columns) = part(index)
-                serial(m: rows.count, n: columns.count, k: k, a: a + rows.lowerBound * lda, lda: lda,
-                       b: b + columns.lowerBound, ldb: ldb, c: c + rows.lowerBound * ldc + columns.lowerBound, ldc: ldc,
-                       accumulate: accumulate)
-                seconds += Self.run(epilogue, rows: rows, columns: columns, c: c, ldc: ldc, timed: timeEpilogue)
-            }
-            return seconds
-        }
+        let product = Product(m: m, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: accumulate,
+                              width: n / segments, cut: parts(m: m, n: n / segments, k: k))
+        let total = segments * product.cut.count
         let workers = min(threads, total)
-        guard workers > 1 else { return run(parts: 0..<total, epilogue: epilogue) }
+        guard workers > 1 else { return product.run(0..<total, epilogue, timed: timeEpilogue) }
         // The workers are done when `concurrentPerform` returns, so the closure never escapes;
         // their parts are disjoint, so no two write the same element of C.
         return withoutActuallyEscaping(epilogue) { epilogue in
-            withoutActuallyEscaping(run) { run in
-                nonisolated(unsafe) let (epilogue, run) = (epilogue, run)
-                return withUnsafeTemporaryAllocation(of: Double.self, capacity: workers) { seconds in
-                    seconds.initialize(repeating: 0)
-                    nonisolated(unsafe) let seconds = seconds
-                    DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                        seconds[worker] = run(total * worker / workers..<total * (worker + 1) / workers, epilogue)
-                    }
-                    return seconds.reduce(0, +) / Double(workers)
+            nonisolated(unsafe) let (epilogue, product) = (epilogue, product)
+            return withUnsafeTemporaryAllocation(of: Double.self, capacity: workers) { seconds in
+                seconds.initialize(repeating: 0)
+                nonisolated(unsafe) let seconds = seconds
+                DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                    seconds[worker] = product.run(total * worker / workers..<total * (worker + 1) / workers, epilogue,
+                                                  timed: timeEpilogue)
                 }
+                return seconds.reduce(0, +) / Double(workers)
             }
+        }
+    }
+
+    /// One `multiply` call's operands and cut (a struct, not captured local functions, so that
+    /// handing it to the workers allocates nothing).
+    private struct Product {
+        var m, k: Int
+        var a: UnsafePointer<Float>, lda: Int
+        var b: UnsafePointer<Float>, ldb: Int
+        var c: UnsafeMutablePointer<Float>, ldc: Int
+        var accumulate: Bool
+        /// Columns per segment, and how each segment is cut.
+        var width: Int
+        var cut: (byRows: Bool, count: Int)
+
+        /// Part `index` (segment `index / cut.count`, piece `index % cut.count`): its rows and columns of C.
+        func part(_ index: Int) -> (rows: Range<Int>, columns: Range<Int>) {
+            let first = index / cut.count * width
+            let piece = index % cut.count
+            if cut.byRows { return (GEMM.range(piece, of: cut.count, in: m), first..<first + width) }
+            let columns = GEMM.range(piece, of: cut.count, in: width)
+            return (0..<m, first + columns.lowerBound..<first + columns.upperBound)
+        }
+
+        /// The parts `indices`, one after another: each one sgemm, then the epilogue on it.
+        /// Returns the seconds spent in the epilogue when `timed`.
+        func run(_ indices: Range<Int>, _ epilogue: RowEpilogue, timed: Bool) -> Double {
+            var seconds = 0.0
+            for index in indices {
+                let (rows, columns) = part(index)
+                GEMM.serial(m: rows.count, n: columns.count, k: k, a: a + rows.lowerBound * lda, lda: lda,
+                            b: b + columns.lowerBound, ldb: ldb, c: c + rows.lowerBound * ldc + columns.lowerBound, ldc: ldc,
+                            accumulate: accumulate)
+                seconds += GEMM.run(epilogue, rows: rows, columns: columns, c: c, ldc: ldc, timed: timed)
+            }
+            return seconds
         }
     }
 
