@@ -4,9 +4,10 @@ extension Winograd {
     /// Image `b` is read at `input + b·inputStride` (`channels × height × width`, channel `c`'s
     /// plane at `c·inputChannelStride`, default `height·width`) and written at
     /// `output + b·outputStride` (`filters × outHeight × outWidth`, `outHeight = height + 2·pad − 2`,
-    /// filter `f`'s plane at `f·outputChannelStride`, default `outHeight·outWidth`); the images' tiles
-    /// are transformed together, and multiplied image by image (the calls an image gets alone). `Network`'s batches are channel-major (`C × batch × H × W`):
-    /// image strides of one plane, channel strides of `batch` planes. `transformed` is
+    /// filter `f`'s plane at `f·outputChannelStride`, default `outHeight·outWidth`); the images'
+    /// tiles are transformed together and multiplied image by image (the calls an image gets
+    /// alone). `Network`'s batches are channel-major (`C × batch × H × W`): image strides of one
+    /// plane, channel strides of `batch` planes. `transformed` is
     /// `transformWeights`' layout; `workspace` holds `workspaceCount(…)` floats. The timer's
     /// `im2col` phase gets the input transform, `gemm` the products and `epilogue` the output
     /// transform with bias and activation.
