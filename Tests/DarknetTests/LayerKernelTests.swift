@@ -206,6 +206,32 @@ final class YoloTests: XCTestCase {
         XCTAssertEqual(out, [logistic(0), logistic(2), -1, 0.5, logistic(-3), logistic(4)])
     }
 
+    /// A head of yolov3-tiny's size (3 anchors × 85 entries, 26×25) on 1, 2 and 3 workers (its
+    /// class planes are long enough to be split across them): every element is the scalar
+    /// formula's, w and h are untouched, and scale_x_y applies to x and y after the logistic.
+    func testLargeHeadOnAnyWorkerCountIsTheScalarFormula() throws {
+        let saved = GEMM.threads
+        defer { GEMM.threads = saved }
+        let (plane, entries) = (26 * 25, 85)
+        let input = (0..<3 * entries * plane).map { Float($0 % 3001 - 1500) / 211 }
+        func logistic(_ x: Float) -> Float { Float(1 / (1 + exp(-Double(x)))) }
+        for scale in ["", "scale_x_y=1.1\n"] {
+            let cfg = "[net]\nwidth=25\nheight=26\nchannels=255\n[yolo]\nmask=0,1,2\nanchors=1,2,3,4,5,6\nclasses=80\nnum=3\n" + scale
+            var expected = input
+            for i in expected.indices {
+                let entry = i / plane % entries
+                if entry == 2 || entry == 3 { continue }
+                expected[i] = logistic(input[i])
+                if entry < 2 && !scale.isEmpty { expected[i] = expected[i] * 1.1 + -0.5 * (1.1 - 1) }
+            }
+            for threads in [1, 2, 3] {
+                GEMM.threads = threads
+                let out = try runLayers(cfg, input: input)[0]
+                XCTAssertTrue(zip(out, expected).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(threads) workers, '\(scale)'")
+            }
+        }
+    }
+
     func testDefaultsAndAnchors() throws {
         let model = try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=21\n[yolo]\nnum=3\nclasses=2\nanchors=1,2,3\n")
         guard case .yolo(let yolo) = model.layers[0].kind else { return XCTFail() }
