@@ -135,15 +135,29 @@ public enum GEMM {
     }
 
     /// One single-threaded sgemm on the calling thread (for callers that parallelise themselves).
+    ///
+    /// Without `accumulate`, C is zeroed here (`memset`, a row or the whole block at a time) and
+    /// the sgemm accumulates into it (β = 1). With β = 0 OpenBLAS zeroes C itself, with a
+    /// generic kernel of scalar stores column by column (its `sgemm_beta`): 10% of yolov3-tiny's
+    /// forward under perf, most of it on the Winograd products' M, whose columns in OpenBLAS's
+    /// column-major view are one image's tiles long (49 on a 13×13 grid). The bits are the same:
+    /// OpenBLAS's β = 0 is also a zero fill followed by accumulation.
     public static func serial(m: Int, n: Int, k: Int,
                               a: UnsafePointer<Float>, lda: Int,
                               b: UnsafePointer<Float>, ldb: Int,
                               c: UnsafeMutablePointer<Float>, ldc: Int,
                               accumulate: Bool = false) {
         _ = blasSingleThreaded
+        if !accumulate {
+            if ldc == n {
+                c.update(repeating: 0, count: m * n)
+            } else {
+                for row in 0..<m { (c + row * ldc).update(repeating: 0, count: n) }
+            }
+        }
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
                     Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb),
-                    accumulate ? 1 : 0, c, Int32(ldc))
+                    1, c, Int32(ldc))
     }
 
     /// Workers for GEMMs and the engine's parallel loops (`--threads`). Defaults to what
