@@ -7,14 +7,15 @@ enum MethodTable {
     static func render(_ model: ModelDescription, algorithm: ConvolutionAlgorithm) -> String {
         let methods = model.convolutionMethods(algorithm)
         var text = "\nconvolutions with --conv-algorithm \(algorithm.rawValue):\n"
-        text += "layer  method       parameters MB\n"
+        let width = max(11, methods.compactMap { $0?.rawValue.count }.max() ?? 0)
+        text += "layer  " + "method".padding(toLength: width, withPad: " ", startingAt: 0) + "  parameters MB\n"
         var total = 0, plain = 0
         for layer in model.layers {
             guard let method = methods[layer.index] else { continue }
             let bytes = model.parameterBytes(ofLayer: layer.index, method: method)
             total += bytes
             plain += model.parameterBytes(ofLayer: layer.index, method: .im2col)
-            let name = method.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)
+            let name = method.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
             text += String(format: "%5d  ", layer.index) + name + String(format: "  %13.3f\n", Double(bytes) / 1e6)
         }
         let count = methods.compactMap { $0 }.filter { $0.isWinograd }.count

@@ -14,25 +14,28 @@ final class ConvolutionAlgorithmTests: XCTestCase {
             + model.workspaceBytes(methods: methods, batch: batch) + ModelDescription.processReserveBytes
     }
 
-    /// yolov3 at `size` and `auto`'s choice, with the layers it gives F(4×4) and F(2×2).
-    private func yolov3Auto(size: Int) throws -> (model: ModelDescription, methods: [ConvolutionMethod?], f4: [Layer], f2: [Layer]) {
+    /// yolov3 at `size` and `auto`'s choice, with the layers it gives F(4×4), F(2×2) and the streamed F(2×2).
+    private func yolov3Auto(size: Int) throws
+        -> (model: ModelDescription, methods: [ConvolutionMethod?], f4: [Layer], f2: [Layer], streamed: [Layer]) {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: size, height: size)
         let methods = model.convolutionMethods(.auto)
         return (model, methods, model.layers.filter { methods[$0.index] == .winograd },
-                model.layers.filter { methods[$0.index] == .winogradF2 })
+                model.layers.filter { methods[$0.index] == .winogradF2 },
+                model.layers.filter { methods[$0.index] == .winogradF2Streamed })
     }
 
     func testAutoOnYOLOv3At416StaysWithinTwiceTheWeights() throws {
-        let (model, methods, f4, f2) = try yolov3Auto(size: 416)
+        let (model, methods, f4, f2, streamed) = try yolov3Auto(size: 416)
         // 3×3 stride-1 layers with ≥ 16 input channels, largest grids first: F(4×4) on the
         // 208, 104 and 52 grids, F(2×2) on the 26 grid (49 F(4×4) tiles: too few) and on the
         // first three 13×13 layers (18.9 MB of weights each, 14.7 MB more transformed); a
-        // fourth would pass twice the weights.
+        // fourth would pass twice the weights, so the other four run streamed.
         XCTAssertEqual(Set(f4.map(\.output.height)), [208, 104, 52])
         XCTAssertEqual(f4.count, 14)
         XCTAssertEqual(f2.filter { $0.output.height == 26 }.count, 11)
         XCTAssertEqual(f2.filter { $0.output.height == 13 }.map(\.index), [64, 67, 70])
         XCTAssertEqual(f2.count, 14)
+        XCTAssertEqual(streamed.map(\.index), [73, 76, 78, 80])
         let limit = 2 * WeightsReader.parameterBytes(for: model)
         XCTAssertLessThanOrEqual(plannedBytes(model, methods), limit)
         var more = methods
@@ -43,14 +46,17 @@ final class ConvolutionAlgorithmTests: XCTestCase {
         XCTAssertEqual(methods[2], .gemm, "1×1")
     }
 
-    /// At 608 the arena is 95 MB instead of 44: F(4×4) on the three largest grids, and F(2×2)
-    /// on all eleven 38×38 layers rather than F(4×4) on three of them.
+    /// At 608 the arena is 95 MB instead of 44: F(4×4) on the three largest grids, F(2×2)
+    /// on all eleven 38×38 layers rather than F(4×4) on three of them, and the seven 19×19
+    /// layers streamed (their workspace fits within the 38×38 layers').
     func testAutoOnYOLOv3At608GivesAGridOneMethod() throws {
-        let (model, methods, f4, f2) = try yolov3Auto(size: 608)
+        let (model, methods, f4, f2, streamed) = try yolov3Auto(size: 608)
         XCTAssertEqual(Set(f4.map(\.output.height)), [304, 152, 76])
         XCTAssertEqual(f4.count, 14)
         XCTAssertEqual(Set(f2.map(\.output.height)), [38])
         XCTAssertEqual(f2.count, 11)
+        XCTAssertEqual(Set(streamed.map(\.output.height)), [19])
+        XCTAssertEqual(streamed.count, 7)
         XCTAssertLessThanOrEqual(plannedBytes(model, methods), 2 * WeightsReader.parameterBytes(for: model))
     }
 
@@ -83,7 +89,8 @@ final class ConvolutionAlgorithmTests: XCTestCase {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
         let im2col = model.convolutionMethods(.im2col)
         XCTAssertFalse(im2col.contains(.winograd))
-        for (algorithm, method) in [(ConvolutionAlgorithm.winograd, ConvolutionMethod.winograd), (.winogradF2, .winogradF2)] {
+        for (algorithm, method) in [(ConvolutionAlgorithm.winograd, ConvolutionMethod.winograd), (.winogradF2, .winogradF2),
+                                    (.winogradF2Streamed, .winogradF2Streamed)] {
             let methods = model.convolutionMethods(algorithm)
             for layer in model.layers {
                 guard case .convolutional(let conv) = layer.kind else { XCTAssertNil(methods[layer.index]); continue }
@@ -112,6 +119,28 @@ final class ConvolutionAlgorithmTests: XCTestCase {
         let fast = try network.forward(input)
         let plain = try Network(model: model, weights: weights, algorithm: .im2col).forward(input)
         for (a, b) in zip(fast, plain) {
+            let scale = b.values.map(abs).max() ?? 1
+            for i in a.values.indices { XCTAssertEqual(a.values[i], b.values[i], accuracy: 1e-4 * scale) }
+        }
+    }
+
+    /// The streamed F(2×2) keeps the plain weights (reordered tap-major: as many floats as
+    /// darknet's) and computes what im2col does within float rounding.
+    func testStreamedHoldsThePlainWeights() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
+        let bytes = SyntheticWeights.bytes(for: model, seed: 4)
+        let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+        let network = try Network(model: model, weights: weights, algorithm: .winogradF2Streamed)
+        XCTAssertEqual(network.methods, model.convolutionMethods(.winogradF2Streamed))
+        for layer in model.layers where network.methods[layer.index] == .winogradF2Streamed {
+            XCTAssertEqual(network.parameterBytes[layer.index], weights[layer.index]?.bytes, "layer \(layer.index)")
+            XCTAssertEqual(model.parameterBytes(ofLayer: layer.index, method: .winogradF2Streamed),
+                           model.parameterBytes(ofLayer: layer.index, method: .im2col))
+        }
+        let input = SyntheticWeights.input(model.inputShape)
+        let streamed = try network.forward(input)
+        let plain = try Network(model: model, weights: weights, algorithm: .im2col).forward(input)
+        for (a, b) in zip(streamed, plain) {
             let scale = b.values.map(abs).max() ?? 1
             for i in a.values.indices { XCTAssertEqual(a.values[i], b.values[i], accuracy: 1e-4 * scale) }
         }

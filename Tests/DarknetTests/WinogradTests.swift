@@ -1,7 +1,8 @@
 @testable import Darknet
 import XCTest
 
-/// F(4×4, 3×3) and F(2×2, 3×3) against the naive convolution (`ReferenceConvolution`, summed in Double).
+/// F(4×4, 3×3), F(2×2, 3×3) and the streamed F(2×2) against the naive convolution
+/// (`ReferenceConvolution`, summed in Double).
 ///
 /// Tolerance: Winograd adds and subtracts transformed values whose magnitude can reach ~100×
 /// the inputs' (the 4s, 5s and 8s of `Bᵀ` and `Aᵀ`), so its float error scales with the sum of
@@ -27,6 +28,9 @@ final class WinogradTests: XCTestCase {
         Case(channels: 3, height: 6, width: 37, filters: 4, pad: 1),
         Case(channels: 2, height: 5, width: 70, filters: 3, pad: 0),
         Case(channels: 2, height: 4, width: 45, filters: 2, pad: 2),
+        // Streamed: filters past one block of 32 (a partial last block), channels past a
+        // multiple of 4 (the transform's tail), yolov3-tiny's 13×13 grid.
+        Case(channels: 21, height: 13, width: 13, filters: 70, pad: 1),
     ]
 
     func testMatchesNaiveConvolution() {
@@ -45,7 +49,7 @@ final class WinogradTests: XCTestCase {
 
     func checkMatchesNaiveConvolution() {
         var generator = SplitMix64(state: 11)
-        for variant in [Winograd.Variant.f4, .f2] {
+        for (variant, streamed) in [(Winograd.Variant.f4, false), (.f2, false), (.f2, true)] {
         for c in Self.cases {
             for batch in [1, 2] {
                 let outHeight = c.height + 2 * c.pad - 2, outWidth = c.width + 2 * c.pad - 2
@@ -54,7 +58,7 @@ final class WinogradTests: XCTestCase {
                 let input = (0..<(batch * (plane + 5))).map { _ in generator.uniform(-1, 1) }
                 let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
                 let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
-                let output = run(c, variant: variant, batch: batch, input: input, inputStride: plane + 5,
+                let output = run(c, variant: variant, streamed: streamed, batch: batch, input: input, inputStride: plane + 5,
                                  outputStride: outPlane + 3, weights: weights, biases: biases)
                 for b in 0..<batch {
                     let image = Array(input[(b * (plane + 5))..<(b * (plane + 5) + plane)])
@@ -67,9 +71,10 @@ final class WinogradTests: XCTestCase {
                     for i in 0..<outPlane {
                         let expected = reference[i] + biases[i / (outHeight * outWidth)]
                         XCTAssertEqual(output[b * (outPlane + 3) + i], expected, accuracy: 1e-5 * (magnitude[i] + 1),
-                                       "\(variant) \(c) batch \(b) at \(i)")
+                                       "\(variant) streamed \(streamed) \(c) batch \(b) at \(i)")
                     }
-                    XCTAssertTrue(output[b * (outPlane + 3) + outPlane].isNaN, "\(variant) \(c): wrote past image \(b)")
+                    XCTAssertTrue(output[b * (outPlane + 3) + outPlane].isNaN,
+                                  "\(variant) streamed \(streamed) \(c): wrote past image \(b)")
                 }
             }
         }
@@ -90,15 +95,54 @@ final class WinogradTests: XCTestCase {
         XCTAssertEqual(leaky, linear.map { Activation.leaky.value($0) })
     }
 
-    private func run(_ c: Case, variant: Winograd.Variant, batch: Int, input: [Float], inputStride: Int, outputStride: Int,
-                     weights: [Float], biases: [Float], activation: Activation = .linear) -> [Float] {
+    /// The streamed F(2×2) gives the same bits on 1, 2, 3 and 8 workers (its blocks of filters
+    /// depend on the shape alone), here with 70 filters: three blocks, the last one partial.
+    func testStreamedIsTheSameOnAnyWorkerCount() {
+        let saved = GEMM.threads
+        defer { GEMM.threads = saved }
+        var generator = SplitMix64(state: 5)
+        let c = Case(channels: 37, height: 13, width: 13, filters: 70, pad: 1)
+        let input = (0..<(c.channels * 13 * 13)).map { _ in generator.uniform(-1, 1) }
+        let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
+        let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
+        var outputs: [[Float]] = []
+        for threads in [1, 2, 3, 8] {
+            GEMM.threads = threads
+            outputs.append(run(c, variant: .f2, streamed: true, batch: 1, input: input, inputStride: 0, outputStride: 0,
+                               weights: weights, biases: biases, activation: .leaky))
+        }
+        for (index, output) in outputs.enumerated().dropFirst() {
+            XCTAssertTrue(zip(output, outputs[0]).allSatisfy { $0.bitPattern == $1.bitPattern }, "run \(index)")
+        }
+    }
+
+    /// darknet's `filters × C × 3 × 3` → `filters × 9 × C`.
+    func testTapMajorOrder() {
+        let weights = (0..<(2 * 3 * 9)).map(Float.init)
+        var taps = weights
+        Winograd.reorderTapMajor(&taps, filters: 2, channels: 3)
+        for f in 0..<2 {
+            for c in 0..<3 {
+                for t in 0..<9 { XCTAssertEqual(taps[(f * 9 + t) * 3 + c], weights[(f * 3 + c) * 9 + t]) }
+            }
+        }
+    }
+
+    private func run(_ c: Case, variant: Winograd.Variant, streamed: Bool = false, batch: Int, input: [Float], inputStride: Int,
+                     outputStride: Int, weights: [Float], biases: [Float], activation: Activation = .linear) -> [Float] {
         let outHeight = c.height + 2 * c.pad - 2, outWidth = c.width + 2 * c.pad - 2
-        let transformed = weights.withUnsafeBufferPointer {
-            Winograd.transformWeights(variant, $0, filters: c.filters, channels: c.channels)
+        var transformed = weights
+        if streamed {
+            Winograd.reorderTapMajor(&transformed, filters: c.filters, channels: c.channels)
+        } else {
+            transformed = weights.withUnsafeBufferPointer {
+                Winograd.transformWeights(variant, $0, filters: c.filters, channels: c.channels)
+            }
         }
         var output = [Float](repeating: .nan, count: batch * max(outputStride, c.filters * outHeight * outWidth))
         var workspace = [Float](repeating: .nan, count: Winograd.workspaceCount(
-            variant, channels: c.channels, filters: c.filters, outHeight: outHeight, outWidth: outWidth, batch: batch))
+            variant, channels: c.channels, filters: c.filters, outHeight: outHeight, outWidth: outWidth, batch: batch,
+            streamed: streamed))
         var timer: PhaseTimer? = nil
         output.withUnsafeMutableBufferPointer { o in
             workspace.withUnsafeMutableBufferPointer { w in
@@ -106,7 +150,7 @@ final class WinogradTests: XCTestCase {
                                  output: o.baseAddress!, filters: c.filters, outHeight: outHeight, outWidth: outWidth,
                                  transformed: transformed, biases: biases, activation: activation,
                                  workspace: w.baseAddress!, batch: batch, inputStride: inputStride,
-                                 outputStride: outputStride, timer: &timer)
+                                 outputStride: outputStride, streamed: streamed, timer: &timer)
             }
         }
         return output

@@ -33,13 +33,19 @@ enum Winograd {
     }
 
     /// Workspace floats `forward` needs: `V` (positions × C × tiles of a pass), `M` (positions ×
-    /// filters × tiles of a pass) and per-worker scratch (see `blocking`).
+    /// filters × tiles of a pass) and per-worker scratch (see `blocking`). Streamed, `M` is
+    /// replaced by each streamed worker's blocks of transformed weights and of M.
     static func workspaceCount(_ variant: Variant, channels: Int, filters: Int, outHeight: Int, outWidth: Int,
-                               batch: Int = 1) -> Int {
+                               batch: Int = 1, streamed: Bool = false) -> Int {
         let t = tiles(variant, outHeight: outHeight, outWidth: outWidth)
         let pass = blocking(variant, channels: channels, filters: filters, tileRows: t.rows, tileColumns: t.columns, batch: batch)
-        return variant.positions * (channels + filters) * t.columns * pass.tileRows * pass.images
-            + scratchCount(variant, tileColumns: t.columns, tileRows: pass.tileRows) * maximumWorkers
+        let tileCount = t.columns * pass.tileRows * pass.images
+        let scratch = scratchCount(variant, tileColumns: t.columns, tileRows: pass.tileRows) * maximumWorkers
+        if streamed {
+            return variant.positions * channels * tileCount + scratch
+                + streamedScratchCount(channels: channels, tileCount: tileCount) * streamedWorkers
+        }
+        return variant.positions * (channels + filters) * tileCount + scratch
     }
 
     /// Scratch of one worker: the input transform's row-phase buffers (window × m × (rows + 1)

@@ -11,17 +11,23 @@ extension Winograd {
     /// `transformWeights`' layout; `workspace` holds `workspaceCount(…)` floats. The timer's
     /// `im2col` phase gets the input transform, `gemm` the products and `epilogue` the output
     /// transform with bias and activation.
+    ///
+    /// `streamed` (F(2×2) only): `transformed` holds the plain weights in `reorderTapMajor` order and
+    /// the products transform them block by block (`streamedProducts`; the `gemm` phase then
+    /// includes the weight and output transforms), with `workspaceCount(…, streamed: true)`
+    /// floats of workspace.
     static func forward(_ variant: Variant, input: UnsafePointer<Float>, channels: Int, height: Int, width: Int, pad: Int,
                         output: UnsafeMutablePointer<Float>, filters: Int, outHeight: Int, outWidth: Int,
                         transformed: UnsafePointer<Float>, biases: UnsafePointer<Float>, activation: Activation,
                         workspace: UnsafeMutablePointer<Float>, batch: Int = 1, inputStride: Int = 0, outputStride: Int = 0,
-                        inputChannelStride: Int? = nil, outputChannelStride: Int? = nil,
+                        inputChannelStride: Int? = nil, outputChannelStride: Int? = nil, streamed: Bool = false,
                         timer: inout PhaseTimer?) {
+        precondition(!streamed || variant == .f2, "Winograd.forward: only F(2×2) is streamed")
         let grid = tiles(variant, outHeight: outHeight, outWidth: outWidth)
         let pass = blocking(variant, channels: channels, filters: filters, tileRows: grid.rows, tileColumns: grid.columns,
                             batch: batch)
         var block = Block(variant: variant, input: input, channels: channels, output: output, filters: filters, transformed: transformed,
-                          biases: biases, activation: activation, workspace: workspace, images: pass.images,
+                          biases: biases, activation: activation, workspace: workspace, streamed: streamed, images: pass.images,
                           inputStride: inputStride, outputStride: outputStride,
                           inputChannelStride: inputChannelStride ?? height * width,
                           outputChannelStride: outputChannelStride ?? outHeight * outWidth,
@@ -71,6 +77,7 @@ extension Winograd {
         var biases: UnsafePointer<Float>
         var activation: Activation
         var workspace: UnsafeMutablePointer<Float>
+        var streamed: Bool
         var images: Int
         var inputStride: Int
         var outputStride: Int
@@ -85,8 +92,9 @@ extension Winograd {
             let perImage = g.tileRows * g.tileColumns
             let tileCount = perImage * images
             let v = workspace
+            // Streamed, M is per worker (`streamedProducts`): the scratch follows V.
             let m = workspace + positions * channels * tileCount
-            let scratch = m + positions * filters * tileCount
+            let scratch = streamed ? m : m + positions * filters * tileCount
             let scratchSize = scratchCount(variant, tileColumns: g.tileColumns, tileRows: g.tileRows)
             let (channels, filters, images) = (self.channels, self.filters, self.images)
             let (input, output, inputStride, outputStride) = (self.input, self.output, self.inputStride, self.outputStride)
@@ -103,10 +111,32 @@ extension Winograd {
             }
             timer?.lap(\.im2col)
 
+            let (biases, activation) = (self.biases, self.activation)
+            /// `Y = Aᵀ M A` + bias + activation of filter `f` of every image, from `mPlane` (its row of
+            /// M at position 0, positions `positionStride` apart), with worker scratch `rows`.
+            func finish(_ f: Int, _ mPlane: UnsafePointer<Float>, positionStride: Int, rows: UnsafeMutablePointer<Float>) {
+                for b in 0..<images {
+                    transformOutput(variant, mPlane + b * perImage, g, positionStride: positionStride,
+                                    into: output + b * outputStride + f * outPlane, bias: biases[f], activation: activation,
+                                    rows: rows)
+                }
+            }
+            let transformed = self.transformed
+            if streamed {
+                // Each worker's block of filters goes through weight transform, products and
+                // output transform in one go, while its block of M is still in the worker's caches.
+                streamedProducts(taps: transformed, channels: channels, filters: filters, v: v, tileCount: tileCount,
+                                 perImage: perImage, images: images,
+                                 scratch: scratch + maximumWorkers * scratchSize) { worker, f, mPlane, positionStride in
+                    finish(f, mPlane, positionStride: positionStride, rows: scratch + worker * scratchSize)
+                }
+                timer?.lap(\.gemm)
+                return
+            }
+
             // The independent products (one per position and image), split across workers by
             // position, each a single-threaded sgemm: the same calls whatever the thread count, and
             // an image's tiles get the call they get alone (see `GEMM` on determinism).
-            let transformed = self.transformed
             Parallel.forChunks(of: positions, work: filters * channels * tileCount) { range in
                 for position in range {
                     for b in 0..<images {
@@ -119,15 +149,10 @@ extension Winograd {
             }
             timer?.lap(\.gemm)
 
-            let (biases, activation) = (self.biases, self.activation)
-            Parallel.forWorkers(of: images * filters, work: images * filters * perImage * 64,
+            Parallel.forWorkers(of: filters, work: images * filters * perImage * 64,
                                 maximumWorkers: maximumWorkers) { worker, range in
-                let rows = scratch + worker * scratchSize
-                for item in range {
-                    let b = item / filters, f = item % filters
-                    transformOutput(variant, m + f * tileCount + b * perImage, g, positionStride: filters * tileCount,
-                                    into: output + b * outputStride + f * outPlane,
-                                    bias: biases[f], activation: activation, rows: rows)
+                for f in range {
+                    finish(f, m + f * tileCount, positionStride: filters * tileCount, rows: scratch + worker * scratchSize)
                 }
             }
             timer?.lap(\.epilogue)

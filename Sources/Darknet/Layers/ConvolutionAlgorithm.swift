@@ -10,6 +10,9 @@ public enum ConvolutionAlgorithm: String, Sendable, Hashable, CaseIterable {
     case winograd
     /// F(2×2, 3×3) Winograd on every such layer (less arithmetic saved, 16/9 of the weights instead of 4×).
     case winogradF2 = "winograd-f2"
+    /// F(2×2, 3×3) on every such layer with the weights transformed during each forward pass
+    /// (`Winograd.streamedProducts`): no more memory than darknet's weights, a little slower.
+    case winogradF2Streamed = "winograd-f2-streamed"
 }
 
 /// What one layer actually runs, as `summary` and `benchmark` show it.
@@ -21,6 +24,8 @@ public enum ConvolutionMethod: String, Sendable, Hashable {
     case winograd
     /// Winograd F(2×2, 3×3).
     case winogradF2 = "winograd-f2"
+    /// Winograd F(2×2, 3×3), weights transformed during the forward pass, block by block.
+    case winogradF2Streamed = "winograd-f2-streamed"
 
     /// True for the Winograd methods.
     public var isWinograd: Bool { winogradVariant != nil }
@@ -29,8 +34,16 @@ public enum ConvolutionMethod: String, Sendable, Hashable {
     var winogradVariant: Winograd.Variant? {
         switch self {
         case .winograd: return .f4
-        case .winogradF2: return .f2
+        case .winogradF2, .winogradF2Streamed: return .f2
         case .gemm, .im2col: return nil
+        }
+    }
+
+    /// Weights the method holds per 3×3 kernel (9 as darknet stores them).
+    var floatsPerKernel: Int {
+        switch self {
+        case .winograd, .winogradF2: return winogradVariant!.positions
+        case .winogradF2Streamed, .gemm, .im2col: return 9
         }
     }
 }
@@ -68,7 +81,10 @@ extension ModelDescription {
     /// GEMMs are too thin to pay for the transforms: yolov3's first layer ran at 0.6× the
     /// im2col speed), one output size at a time, largest first: all the layers of a size get
     /// F(4×4) when that gives at least 100 tiles (outputs from about 40×40) and all of them fit
-    /// it, else F(2×2) as many as fit. Below 100 tiles F(4×4)'s few, thin GEMMs lose their edge,
+    /// it, else F(2×2) as many as fit, and the streamed F(2×2) the rest (it holds no more than
+    /// the plain weights; only its workspace can grow: yolov3's 13×13 × 512 → 1024 layers ran
+    /// 7–14% faster streamed than with im2col at 416, its 19×19 ones 13–23% at 608: 2 threads,
+    /// alternating runs). Below 100 tiles F(4×4)'s few, thin GEMMs lose their edge,
     /// and where it does not fit, F(2×2) on every layer of a size beats F(4×4) on a third of
     /// them for the same bytes: on yolov3 at 416, 2 threads, `darknet-swift benchmark` gave per
     /// layer (im2col / F(4×4) / F(2×2), ms, loaded machine) 18.7 / 10.5 / 13.8 at 52×52,
@@ -81,11 +97,14 @@ extension ModelDescription {
         switch algorithm {
         case .im2col:
             break
-        case .winograd, .winogradF2:
+        case .winograd, .winogradF2, .winogradF2Streamed:
+            let forced: ConvolutionMethod = switch algorithm {
+            case .winograd: .winograd
+            case .winogradF2: .winogradF2
+            default: .winogradF2Streamed
+            }
             for layer in layers {
-                if case .convolutional(let conv) = layer.kind, conv.winogradEligible {
-                    methods[layer.index] = algorithm == .winograd ? .winograd : .winogradF2
-                }
+                if case .convolutional(let conv) = layer.kind, conv.winogradEligible { methods[layer.index] = forced }
             }
         case .auto:
             var candidates: [(layer: Layer, conv: Convolutional, area: Int, f4Tiles: Int)] = []
@@ -109,7 +128,7 @@ extension ModelDescription {
                     let layer = candidate.layer
                     let weights = candidate.conv.filters * candidate.conv.fanIn(inputChannels: layer.input.channels) * float
                     let needed = candidate.conv.workspaceCount(input: layer.input, output: layer.output, method: method, batch: batch)
-                    let extra = method == .winograd ? 3 * weights : 7 * weights / 9
+                    let extra = weights / 9 * (method.floatsPerKernel - 9)
                     return (extra + max(0, needed - workspace) * float, max(workspace, needed))
                 }
                 if group[0].f4Tiles >= 100 {
@@ -127,11 +146,14 @@ extension ModelDescription {
                     }
                 }
                 for candidate in group {
-                    let (bytes, grown) = cost(candidate, .winogradF2, workspace: workspace)
-                    guard bytes <= budget else { continue }
-                    methods[candidate.layer.index] = .winogradF2
-                    budget -= bytes
-                    workspace = grown
+                    for method in [ConvolutionMethod.winogradF2, .winogradF2Streamed] {
+                        let (bytes, grown) = cost(candidate, method, workspace: workspace)
+                        guard bytes <= budget else { continue }
+                        methods[candidate.layer.index] = method
+                        budget -= bytes
+                        workspace = grown
+                        break
+                    }
                 }
             }
         }
@@ -157,7 +179,7 @@ extension ModelDescription {
     public func parameterBytes(ofLayer index: Int, method: ConvolutionMethod?) -> Int {
         guard case .convolutional(let conv) = layers[index].kind else { return 0 }
         let weights = conv.filters * conv.fanIn(inputChannels: layers[index].input.channels)
-        let held = method?.winogradVariant.map { weights / 9 * $0.positions } ?? weights
+        let held = weights / 9 * (method?.floatsPerKernel ?? 9)
         return (held + conv.filters) * MemoryLayout<Float>.stride
     }
 }

@@ -138,9 +138,10 @@ public struct Convolutional: Sendable, Hashable {
     public func workspaceCount(input: TensorShape, output: TensorShape, method: ConvolutionMethod = .im2col,
                                batch: Int = 1) -> Int {
         switch method {
-        case .winograd, .winogradF2:
+        case .winograd, .winogradF2, .winogradF2Streamed:
             return Winograd.workspaceCount(method.winogradVariant ?? .f4, channels: input.channels, filters: filters,
-                                           outHeight: output.height, outWidth: output.width, batch: batch)
+                                           outHeight: output.height, outWidth: output.width, batch: batch,
+                                           streamed: method == .winogradF2Streamed)
         case .gemm, .im2col:
             if isPointwise { return 0 }
             let rows = im2colBlockRows(input: input, output: output)
@@ -204,7 +205,7 @@ public struct Convolutional: Sendable, Hashable {
                                      transformed: u.baseAddress!, biases: bias.baseAddress!, activation: activation,
                                      workspace: workspace, batch: batch, inputStride: inputPlane, outputStride: spatial,
                                      inputChannelStride: batch * inputPlane, outputChannelStride: batch * spatial,
-                                     timer: &timer)
+                                     streamed: weights.winogradStreamed, timer: &timer)
                 }
             }
             return

@@ -149,7 +149,7 @@ public final class Network {
     private static func method(_ parameters: ConvolutionWeights) -> ConvolutionMethod {
         switch parameters.winogradVariant {
         case .f4: return .winograd
-        case .f2: return .winogradF2
+        case .f2: return parameters.winogradStreamed ? .winogradF2Streamed : .winogradF2
         case nil: return .im2col
         }
     }

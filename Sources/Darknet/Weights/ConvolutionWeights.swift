@@ -11,10 +11,13 @@ public struct ConvolutionWeights: Sendable {
     /// `filters`.
     public var biases: [Float]
     /// The weights transformed for Winograd (`positions × filters × C`), when the layer runs
-    /// Winograd; `weights` is then emptied so the model is not held twice.
+    /// Winograd; `weights` is then emptied so the model is not held twice. For the streamed
+    /// F(2×2) they are the plain weights in `Winograd.reorderTapMajor` order (`filters × 9 × C`).
     public var winograd: [Float]?
     /// Which Winograd F(m×m, 3×3) `winograd` is for.
     var winogradVariant: Winograd.Variant?
+    /// True when `winograd` holds tap-major plain weights for `Winograd.streamedProducts`.
+    var winogradStreamed = false
 
     public init(weights: [Float], biases: [Float]) {
         self.weights = weights
@@ -22,16 +25,26 @@ public struct ConvolutionWeights: Sendable {
     }
 
     /// These parameters ready for `method`: transformed (and the plain copy dropped) for
-    /// Winograd, unchanged otherwise. Already-transformed parameters stay as they are.
-    func prepared(for method: ConvolutionMethod, filters: Int, channels: Int) -> ConvolutionWeights {
+    /// Winograd, reordered in place for the streamed F(2×2), unchanged otherwise.
+    /// Already-prepared parameters stay as they are.
+    consuming func prepared(for method: ConvolutionMethod, filters: Int, channels: Int) -> ConvolutionWeights {
         guard let variant = method.winogradVariant, winograd == nil else { return self }
-        var result = self
-        result.winograd = weights.withUnsafeBufferPointer {
+        winogradVariant = variant
+        if method == .winogradF2Streamed {
+            // Reordered in place: the array moves over (copied only when a caller still holds
+            // these parameters, as `Network.prepare`'s do not).
+            var plain = weights
+            weights = []
+            Winograd.reorderTapMajor(&plain, filters: filters, channels: channels)
+            winograd = plain
+            winogradStreamed = true
+            return self
+        }
+        winograd = weights.withUnsafeBufferPointer {
             Winograd.transformWeights(variant, $0, filters: filters, channels: channels)
         }
-        result.winogradVariant = variant
-        result.weights = []
-        return result
+        weights = []
+        return self
     }
 
     /// Bytes of parameters held (plain or transformed weights, and biases).
