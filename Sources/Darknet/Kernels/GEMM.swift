@@ -1,5 +1,6 @@
 import COpenBLAS
 import Dispatch
+import Synchronization
 
 /// The one place the engine calls BLAS: `C[m×n] = A[m×k] · B[k×n] (+ C when accumulate)`,
 /// all row-major and contiguous (darknet's `gemm(0,0,…)` as convolutions use it).
@@ -18,8 +19,8 @@ import Dispatch
 /// row split falls (exact only at multiples of 12); with `Cooperlake` any split at a multiple
 /// of 16 was exact.
 public enum GEMM {
-    /// Runs the product in `parts(m:n:k:)`'s parts, spread over `threads` workers (contiguous
-    /// runs of parts), then `epilogue` on each part right after its product.
+    /// Runs the product in `parts(m:n:k:)`'s parts, spread over `threads` workers (each takes
+    /// the next part when done), then `epilogue` on each part right after its product.
     ///
     /// `segments` > 1 says the `n` columns are that many equal runs (a batch's images side by
     /// side): each run is cut as if it were the whole product, so an image's columns get the
@@ -44,15 +45,21 @@ public enum GEMM {
         let workers = min(threads, total)
         guard workers > 1 else { return product.run(0..<total, epilogue, timed: timeEpilogue) }
         // The workers are done when `concurrentPerform` returns, so the closure never escapes;
-        // their parts are disjoint, so no two write the same element of C.
+        // their parts are disjoint, so no two write the same element of C. Each worker takes the
+        // next part when it is done with one (see `Parallel`): which worker runs a part does not
+        // change its bits.
+        let next = Atomic<Int>(0)
         return withoutActuallyEscaping(epilogue) { epilogue in
             nonisolated(unsafe) let (epilogue, product) = (epilogue, product)
             return withUnsafeTemporaryAllocation(of: Double.self, capacity: workers) { seconds in
                 seconds.initialize(repeating: 0)
                 nonisolated(unsafe) let seconds = seconds
                 DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                    seconds[worker] = product.run(total * worker / workers..<total * (worker + 1) / workers, epilogue,
-                                                  timed: timeEpilogue)
+                    while true {
+                        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                        guard index < total else { return }
+                        seconds[worker] += product.run(index..<index + 1, epilogue, timed: timeEpilogue)
+                    }
                 }
                 return seconds.reduce(0, +) / Double(workers)
             }

@@ -1,32 +1,31 @@
 import Dispatch
+import Synchronization
 
-/// Splits `0..<count` into contiguous chunks run on `GEMM.threads` workers with
-/// `DispatchQueue.concurrentPerform`, so Swift-side loops use the same number of cores as
-/// OpenBLAS (`--threads`) and never oversubscribe them. Runs `body(0..<count)` inline when
-/// one worker is configured or the work is below `minimumWork` (elements), where waking
-/// threads costs more than it saves.
+/// Runs `0..<count` on `GEMM.threads` workers with `DispatchQueue.concurrentPerform`, so
+/// Swift-side loops use the same number of cores as OpenBLAS (`--threads`) and never
+/// oversubscribe them. Runs `body(0..<count)` inline when one worker is configured or the
+/// work is below `minimumWork` (elements), where waking threads costs more than it saves.
+///
+/// The range is cut into up to `piecesPerWorker` contiguous pieces per worker, and each worker
+/// takes the next piece when it is done with one, so a worker that runs slower (a host core
+/// shared with other machines, or the thread woken last) takes fewer pieces. With one fixed
+/// piece per worker the other worker sat idle for 6–10% of the time yolov3-tiny spent in these
+/// loops (three `benchmark` runs, 2 threads, the shared Zen machine). Which worker runs a
+/// piece never changes a result: every caller computes each element the same way whatever the
+/// split (the GEMMs' cut is fixed by shape, see `GEMM`).
 enum Parallel {
+    /// Pieces per worker: enough for the fast worker to take over a slow one's share, few
+    /// enough that taking one (an atomic add) costs nothing next to the work in it.
+    static let piecesPerWorker = 8
+
     static func forChunks(of count: Int, work: Int, minimumWork: Int = 1 << 16,
                           _ body: (Range<Int>) -> Void) {
-        let workers = min(GEMM.threads, count)
-        guard workers > 1, work >= minimumWork else {
-            if count > 0 { body(0..<count) }
-            return
-        }
-        // The chunks are disjoint and `concurrentPerform` returns only when all are done, so the
-        // caller's pointers stay valid and no two workers write the same element.
-        withoutActuallyEscaping(body) { body in
-            nonisolated(unsafe) let chunk = body
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                let start = count * worker / workers
-                let end = count * (worker + 1) / workers
-                if start < end { chunk(start..<end) }
-            }
-        }
+        forWorkers(of: count, work: work, minimumWork: minimumWork) { _, range in body(range) }
     }
 
-    /// Like `forChunks`, also passing the worker's index (below `GEMM.threads` and
-    /// `maximumWorkers`), so each worker can use its own slice of a scratch buffer.
+    /// Like `forChunks`, also passing the index of the worker running the piece (below
+    /// `GEMM.threads` and `maximumWorkers`), so each worker can use its own slice of a scratch
+    /// buffer.
     static func forWorkers(of count: Int, work: Int, minimumWork: Int = 1 << 16, maximumWorkers: Int = .max,
                            _ body: (_ worker: Int, Range<Int>) -> Void) {
         let workers = min(GEMM.threads, count, maximumWorkers)
@@ -34,12 +33,18 @@ enum Parallel {
             if count > 0 { body(0, 0..<count) }
             return
         }
+        let pieces = min(count, workers * piecesPerWorker)
+        let next = Atomic<Int>(0)
+        // The pieces are disjoint and `concurrentPerform` returns only when all are done, so the
+        // caller's pointers stay valid and no two workers write the same element.
         withoutActuallyEscaping(body) { body in
             nonisolated(unsafe) let chunk = body
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                let start = count * worker / workers
-                let end = count * (worker + 1) / workers
-                if start < end { chunk(worker, start..<end) }
+                while true {
+                    let piece = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                    guard piece < pieces else { return }
+                    chunk(worker, count * piece / pieces..<count * (piece + 1) / pieces)
+                }
             }
         }
     }
