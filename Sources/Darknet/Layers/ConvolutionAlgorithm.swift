@@ -83,7 +83,7 @@ extension ModelDescription {
     /// F(4×4) when that gives at least 100 tiles (outputs from about 40×40) and all of them fit
     /// it, else F(2×2) as many as fit, and the streamed F(2×2) the rest (it holds no more than
     /// the plain weights; only its workspace can grow: yolov3's 13×13 × 512 → 1024 layers ran
-    /// 7–14% faster streamed than with im2col at 416, its 19×19 ones 13–23% at 608: 2 threads,
+    /// 7–22% faster streamed than with im2col at 416, its 19×19 ones 13–23% at 608: 2 threads,
     /// alternating runs). Below 100 tiles F(4×4)'s few, thin GEMMs lose their edge,
     /// and where it does not fit, F(2×2) on every layer of a size beats F(4×4) on a third of
     /// them for the same bytes: on yolov3 at 416, 2 threads, `darknet-swift benchmark` gave per
