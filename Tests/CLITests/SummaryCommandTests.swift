@@ -28,7 +28,7 @@ final class SummaryCommandTests: XCTestCase {
         XCTAssertTrue(lines.contains("   64  winograd-f2-streamed         18.878"), result.stdout)
         XCTAssertEqual(lines.suffix(2), [
             "total 329.0 MB of parameters (247.7 MB as darknet stores them); 32 Winograd layers",
-            "activations 94.6 MB, workspace 8.3 MB (one image)",
+            "activations 94.6 MB, workspace 8.1 MB (one image)",
         ])
     }
 

@@ -86,12 +86,20 @@ final class BatchTests: XCTestCase {
             activation=linear
             """
         let (savedIm2col, savedWinograd) = (Convolutional.im2colBlockFloats, Winograd.blockFloats)
-        defer { (Convolutional.im2colBlockFloats, Winograd.blockFloats) = (savedIm2col, savedWinograd) }
-        for (im2colBlock, winogradBlock) in [(savedIm2col, savedWinograd), (200, 300), (1, 1)] {
+        let savedBands = (Im2colBands.bandFloats, Im2colBands.minimumColumns)
+        defer {
+            (Convolutional.im2colBlockFloats, Winograd.blockFloats) = (savedIm2col, savedWinograd)
+            (Im2colBands.bandFloats, Im2colBands.minimumColumns) = savedBands
+        }
+        // The last two run every im2col convolution in bands (`Im2colBands`) of 1 row and of a few.
+        let settings = [(savedIm2col, savedWinograd, savedBands), (200, 300, savedBands), (1, 1, savedBands),
+                        (savedIm2col, savedWinograd, (1, 1)), (savedIm2col, savedWinograd, (300, 1))]
+        for (im2colBlock, winogradBlock, bands) in settings {
             (Convolutional.im2colBlockFloats, Winograd.blockFloats) = (im2colBlock, winogradBlock)
+            (Im2colBands.bandFloats, Im2colBands.minimumColumns) = bands
             for algorithm in ConvolutionAlgorithm.allCases {
                 try assertBatchMatchesSingles(cfg: cfg, batch: 3, algorithm: algorithm,
-                                              "blocks \(im2colBlock)/\(winogradBlock), \(algorithm)")
+                                              "blocks \(im2colBlock)/\(winogradBlock), bands \(bands), \(algorithm)")
             }
         }
     }

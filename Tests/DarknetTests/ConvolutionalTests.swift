@@ -41,6 +41,70 @@ final class ConvolutionalTests: XCTestCase {
         }
     }
 
+    /// The same with every im2col convolution run band by band on the workers (`Im2colBands`),
+    /// bands of one output row and of a few (with a shorter last band).
+    func testBandedIm2colMatchesReference() throws {
+        let saved = (Im2colBands.bandFloats, Im2colBands.minimumColumns)
+        defer { (Im2colBands.bandFloats, Im2colBands.minimumColumns) = saved }
+        Im2colBands.minimumColumns = 1
+        for bandFloats in [1, 100, 250] {
+            Im2colBands.bandFloats = bandFloats
+            try checkFastMatchesReference()
+        }
+    }
+
+    /// Which layers run in bands: short, wide matrices only, and never a single band.
+    func testBandsAreForShortWideMatrices() {
+        // yolov3's layer 0 at 416 (k = 27): 5 output rows (2,080 columns) per band.
+        XCTAssertEqual(Im2colBands.bandRows(k: 27, outHeight: 416, outWidth: 416), 5)
+        XCTAssertEqual(Im2colBands.workspaceCount(k: 27, outHeight: 416, outWidth: 416), 8 * 27 * 5 * 416)
+        // Its first downsampling layer (k = 288, 208 wide): bands would be 208 columns.
+        XCTAssertNil(Im2colBands.bandRows(k: 288, outHeight: 208, outWidth: 208))
+        // A small image that fits one band.
+        XCTAssertNil(Im2colBands.bandRows(k: 27, outHeight: 32, outWidth: 32))
+        let conv = Convolutional(filters: 16, size: 3, stride: 1, padding: 1, groups: 1, batchNormalize: false,
+                                 activation: .leaky)
+        let input = TensorShape(channels: 3, height: 416, width: 416)
+        let output = TensorShape(channels: 16, height: 416, width: 416)
+        XCTAssertEqual(conv.workspaceCount(input: input, output: output), 8 * 27 * 5 * 416)
+    }
+
+    /// Bands give the same bits on any number of workers: each band is one sgemm of a width
+    /// fixed by the shape. A 3 × 61 × 47 image in bands of 4 rows (the last one 1 row), leaky.
+    func testBandsGiveTheSameBitsOnAnyWorkerCount() throws {
+        let saved = (Im2colBands.bandFloats, Im2colBands.minimumColumns, GEMM.threads)
+        defer { (Im2colBands.bandFloats, Im2colBands.minimumColumns, GEMM.threads) = saved }
+        (Im2colBands.bandFloats, Im2colBands.minimumColumns) = (27 * 47 * 4, 1)
+        let conv = Convolutional(filters: 7, size: 3, stride: 1, padding: 1, groups: 1, batchNormalize: false,
+                                 activation: .leaky)
+        let inputShape = TensorShape(channels: 3, height: 61, width: 47)
+        let outputShape = try XCTUnwrap(conv.outputShape(input: inputShape))
+        XCTAssertEqual(Im2colBands.bandRows(k: 27, outHeight: 61, outWidth: 47), 4)
+        var generator = SplitMix64(state: 7)
+        let input = (0..<inputShape.count).map { _ in generator.uniform(-1, 1) }
+        let weights = ConvolutionWeights(weights: (0..<(7 * 27)).map { _ in generator.uniform(-1, 1) },
+                                         biases: (0..<7).map { _ in generator.uniform(-1, 1) })
+        func run(threads: Int) -> [Float] {
+            GEMM.threads = threads
+            var output = [Float](repeating: .nan, count: outputShape.count)
+            var workspace = [Float](repeating: .nan, count: conv.workspaceCount(input: inputShape, output: outputShape))
+            input.withUnsafeBufferPointer { i in
+                output.withUnsafeMutableBufferPointer { o in
+                    workspace.withUnsafeMutableBufferPointer { w in
+                        conv.forward(input: i.baseAddress!, inputShape: inputShape, output: o.baseAddress!,
+                                     outputShape: outputShape, weights: weights, workspace: w.baseAddress!)
+                    }
+                }
+            }
+            return output
+        }
+        let one = run(threads: 1)
+        XCTAssertFalse(one.contains { $0.isNaN })
+        for threads in [2, 3, 8, 12] {
+            XCTAssertEqual(run(threads: threads).map(\.bitPattern), one.map(\.bitPattern), "\(threads) workers")
+        }
+    }
+
     func checkFastMatchesReference() throws {
         var generator = SplitMix64(state: 42)
         for c in Self.cases {

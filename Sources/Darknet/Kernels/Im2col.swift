@@ -33,14 +33,36 @@ enum Im2col {
         let rowLength = block.count * outWidth
         let plane = channelStride ?? height * width, pitch = rowPitch ?? rowLength
         Parallel.forChunks(of: rows, work: rows * rowLength) { range in
-            for row in range {
-                let kx = row % size
-                let ky = (row / size) % size
-                let channel = row / size / size
-                unfoldRow(plane: image + channel * plane, height: height, width: width,
-                          kx: kx * dilation, ky: ky * dilation, stride: stride, strideY: strideY, pad: pad,
-                          outputRows: block, outWidth: outWidth, into: columns + row * pitch)
-            }
+            unfoldMatrixRows(range, image, height: height, width: width, size: size, stride: stride, strideY: strideY,
+                             pad: pad, dilation: dilation, outputRows: block, outWidth: outWidth, channelStride: plane,
+                             rowPitch: pitch, into: columns)
+        }
+    }
+
+    /// `unfold` of the output rows `outputRows` on the calling thread alone (a worker unfolding
+    /// its own band, `Im2colBands`), into a matrix whose rows are `outputRows.count · outWidth` long.
+    static func unfoldSerially(_ image: UnsafePointer<Float>, channels: Int, height: Int, width: Int,
+                               size: Int, stride: Int, pad: Int, strideY: Int, dilation: Int,
+                               outputRows: Range<Int>, channelStride: Int, into columns: UnsafeMutablePointer<Float>) {
+        let outWidth = (width + 2 * pad - dilation * (size - 1) - 1) / stride + 1
+        unfoldMatrixRows(0..<(channels * size * size), image, height: height, width: width, size: size, stride: stride,
+                         strideY: strideY, pad: pad, dilation: dilation, outputRows: outputRows, outWidth: outWidth,
+                         channelStride: channelStride, rowPitch: outputRows.count * outWidth, into: columns)
+    }
+
+    /// Matrix rows `rows` (each a channel and tap `(ky, kx)`), row `r` written at `columns + r·rowPitch`.
+    @inline(__always)
+    private static func unfoldMatrixRows(_ rows: Range<Int>, _ image: UnsafePointer<Float>, height: Int, width: Int,
+                                         size: Int, stride: Int, strideY: Int, pad: Int, dilation: Int,
+                                         outputRows: Range<Int>, outWidth: Int, channelStride: Int, rowPitch: Int,
+                                         into columns: UnsafeMutablePointer<Float>) {
+        for row in rows {
+            let kx = row % size
+            let ky = (row / size) % size
+            let channel = row / size / size
+            unfoldRow(plane: image + channel * channelStride, height: height, width: width,
+                      kx: kx * dilation, ky: ky * dilation, stride: stride, strideY: strideY, pad: pad,
+                      outputRows: outputRows, outWidth: outWidth, into: columns + row * rowPitch)
         }
     }
 

@@ -144,6 +144,8 @@ public struct Convolutional: Sendable, Hashable {
                                            streamed: method == .winogradF2Streamed)
         case .gemm, .im2col:
             if isPointwise { return 0 }
+            if let banded = Im2colBands.workspaceCount(k: fanIn(inputChannels: input.channels), outHeight: output.height,
+                                                       outWidth: output.width) { return banded }
             let rows = im2colBlockRows(input: input, output: output)
             let columns = rows == output.height
                 ? im2colBlockImages(input: input, output: output, batch: batch) * output.count / filters
@@ -181,7 +183,9 @@ public struct Convolutional: Sendable, Hashable {
     /// and `output` `filters × batch × outH × outW` (the same as `C×H×W` for one image). A
     /// pointwise layer is then one `GEMM.multiply` over `batch·H·W` columns; im2col unfolds the
     /// images side by side into one matrix (when a whole image fits the 8 MB block) and multiplies
-    /// it once; Winograd transforms every image's tiles in one pass. `segments` makes the GEMM cut
+    /// it once; Winograd transforms every image's tiles in one pass. Short, wide im2col matrices
+    /// (the first layer's `k` = 27) run band by band instead, each worker unfolding, multiplying
+    /// and finishing its own bands of output rows (`Im2colBands`). `segments` makes the GEMM cut
     /// each image's columns as if it were alone, so a batch gives each image its own bits.
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
                  outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>,
@@ -215,6 +219,7 @@ public struct Convolutional: Sendable, Hashable {
         let k = fanIn(inputChannels: inputShape.channels)
         let blockRows = im2colBlockRows(input: inputShape, output: outputShape)
         let blockImages = im2colBlockImages(input: inputShape, output: outputShape, batch: batch)
+        let bandRows = Im2colBands.bandRows(k: k, outHeight: outputShape.height, outWidth: outputShape.width)
         let (batchColumns, channelStride) = (batch * spatial, batch * inputPlane)
         weights.weights.withUnsafeBufferPointer { w in
             weights.biases.withUnsafeBufferPointer { bias in
@@ -235,6 +240,17 @@ public struct Convolutional: Sendable, Hashable {
                                                     b: groupInput, ldb: batchColumns, c: groupOutput, ldc: batchColumns,
                                                     segments: batch, timeEpilogue: timed, epilogue: epilogue)
                         timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
+                        continue
+                    }
+                    if let bandRows {
+                        let group = Im2colBands.Group(
+                            input: groupInput, channels: channelsPerGroup, height: inputShape.height, width: inputShape.width,
+                            channelStride: channelStride, size: size, stride: stride, strideY: strideY, pad: padding * dilation,
+                            dilation: dilation, weights: groupWeights, filters: filtersPerGroup, k: k, output: groupOutput,
+                            outHeight: outputShape.height, outWidth: outputShape.width, ldc: batchColumns, batch: batch)
+                        let seconds = Im2colBands.forward(group, bandRows: bandRows, workspace: workspace, timed: timed,
+                                                          epilogue: epilogue)
+                        timer?.lap(\.gemm, shares: (\.im2col, seconds.im2col), (\.epilogue, seconds.epilogue))
                         continue
                     }
                     if blockRows == outputShape.height {

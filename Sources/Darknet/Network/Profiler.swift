@@ -73,6 +73,24 @@ struct PhaseTimer {
         phases[keyPath: second] += share
         mark = now
     }
+
+    /// Splits the time since the previous lap among three phases that ran interleaved on the
+    /// workers (`Im2colBands`: each worker unfolds, multiplies and finishes its own bands): the
+    /// two `shares` (workers' mean seconds, at most the whole lap together) go to their phases
+    /// and the rest to `main`.
+    @inline(__always)
+    mutating func lap(_ main: WritableKeyPath<ConvolutionPhases, Double>,
+                      shares first: (WritableKeyPath<ConvolutionPhases, Double>, Double),
+                      _ second: (WritableKeyPath<ConvolutionPhases, Double>, Double)) {
+        let now = ProfileClock.now()
+        let elapsed = ProfileClock.seconds(from: mark, to: now)
+        let a = min(max(first.1, 0), elapsed)
+        let b = min(max(second.1, 0), elapsed - a)
+        phases[keyPath: first.0] += a
+        phases[keyPath: second.0] += b
+        phases[keyPath: main] += elapsed - a - b
+        mark = now
+    }
 }
 
 extension Network {
