@@ -179,6 +179,8 @@ public enum WeightsReader {
     /// The little-endian float32s of `source`, and the index of the first one that is NaN or
     /// infinite. One pass: each worker copies a slice and ORs its exponents into a check, so the
     /// file's bytes are touched once (a separate `isFinite` scan read yolov3's 248 MB again).
+    /// Each worker maps its slice of the file and of the new array first (`Prefault`): one
+    /// call per 256 KB slice instead of a page fault per 4 KiB.
     static func copyFloats(_ source: UnsafeRawBufferPointer) -> (values: [Float], firstNonFinite: Int?) {
         let count = source.count / 4
         var anyNonFinite = false
@@ -193,7 +195,10 @@ public enum WeightsReader {
                 for chunk in range {
                     let start = chunk * 65_536, end = min(count, start + 65_536)
                     let slice = UnsafeRawBufferPointer(rebasing: source[(start * 4)..<(end * 4)])
-                    UnsafeMutableRawBufferPointer(rebasing: target[(start * 4)..<(end * 4)]).copyMemory(from: slice)
+                    let into = UnsafeMutableRawBufferPointer(rebasing: target[(start * 4)..<(end * 4)])
+                    Prefault.read(slice)
+                    Prefault.write(into)
+                    into.copyMemory(from: slice)
                     // A float is NaN or infinite exactly when its exponent bits are all ones.
                     let words = (target.baseAddress! + start * 4).assumingMemoryBound(to: UInt32.self)
                     var exponents: UInt32 = 0
