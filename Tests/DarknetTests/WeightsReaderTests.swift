@@ -155,6 +155,40 @@ final class WeightsReaderTests: XCTestCase {
         XCTAssertNotEqual(one.weights, weights)
     }
 
+    /// The reader folds batch norm while it copies (`copyFloats(_:scaledBy:)`): bit for bit
+    /// `ConvolutionWeights.folding`, across chunk boundaries that fall inside filters, on 1 and 2
+    /// workers.
+    func testFoldingWhileCopyingIsFolding() {
+        let filters = 37, perFilter = 4_608 + 9      // 170,829 floats: 3 chunks, filters straddling them
+        let weights = (0..<(filters * perFilter)).map { Float(($0 * 7919) % 1000) / 333 - 1.5 }
+        let statistics = (0..<filters).map { Float($0 % 13) / 7 + 0.1 }
+        let expected = ConvolutionWeights.folding(weights: weights, biases: statistics, scales: statistics.reversed(),
+                                                  rollingMean: statistics, rollingVariance: statistics.map { $0 * 2 })
+        let (factors, biases) = ConvolutionWeights.foldingFactors(biases: statistics, scales: statistics.reversed(),
+                                                                  rollingMean: statistics,
+                                                                  rollingVariance: statistics.map { $0 * 2 })
+        XCTAssertEqual(biases.map(\.bitPattern), expected.biases.map(\.bitPattern))
+        let saved = GEMM.threads
+        defer { GEMM.threads = saved }
+        for threads in [1, 2] {
+            GEMM.threads = threads
+            let (values, bad) = weights.withUnsafeBytes { WeightsReader.copyFloats($0, scaledBy: factors) }
+            XCTAssertNil(bad)
+            XCTAssertEqual(values.map(\.bitPattern), expected.weights.map(\.bitPattern), "\(threads) workers")
+        }
+    }
+
+    /// The non-finite check is on the stored values: a weight that only overflows once scaled
+    /// is not reported, and the first stored NaN after it is.
+    func testNonFiniteCheckIsOnStoredValues() {
+        var weights = [Float](repeating: 1, count: 200_000)
+        weights[10] = .greatestFiniteMagnitude          // × 4 overflows to +inf
+        weights[150_000] = .nan
+        let (values, bad) = weights.withUnsafeBytes { WeightsReader.copyFloats($0, scaledBy: [4, 4]) }
+        XCTAssertEqual(values[10], .infinity)
+        XCTAssertEqual(bad, 150_000)
+    }
+
     func testUnreadableFile() throws {
         XCTAssertThrowsError(try WeightsReader.read(contentsOf: "/nonexistent/y.weights", for: try model)) { error in
             guard case .unreadable(let file, _)? = error as? WeightsError else { return XCTFail("\(error)") }

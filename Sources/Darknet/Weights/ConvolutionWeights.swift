@@ -58,13 +58,8 @@ public struct ConvolutionWeights: Sendable {
         let filters = biases.count
         var folded = consume weights
         let perFilter = filters > 0 ? folded.count / filters : 0
-        var foldedBiases = biases
-        var factors = [Double](repeating: 0, count: filters)
-        for f in 0..<filters {
-            let factor = Double(scales[f]) / (Double(rollingVariance[f]).squareRoot() + Double(Float(0.000001)))
-            factors[f] = factor
-            foldedBiases[f] = Float(Double(biases[f]) - Double(rollingMean[f]) * factor)
-        }
+        let (factors, foldedBiases) = foldingFactors(biases: biases, scales: scales, rollingMean: rollingMean,
+                                                     rollingVariance: rollingVariance)
         // Filters split across workers: one pass over the layer's weights (yolov3: 62M floats).
         folded.withUnsafeMutableBufferPointer { weights in
             nonisolated(unsafe) let weights = weights
@@ -81,5 +76,19 @@ public struct ConvolutionWeights: Sendable {
             }
         }
         return ConvolutionWeights(weights: folded, biases: foldedBiases)
+    }
+
+    /// Each filter's factor `f = scale / (sqrt(variance) + .000001)` and folded bias
+    /// `bias − mean · f`, in double: what `folding` applies (a weight becomes `Float(Double(w) · f)`).
+    static func foldingFactors(biases: [Float], scales: [Float], rollingMean: [Float],
+                               rollingVariance: [Float]) -> (factors: [Double], biases: [Float]) {
+        var factors = [Double](repeating: 0, count: biases.count)
+        var folded = biases
+        for f in 0..<biases.count {
+            let factor = Double(scales[f]) / (Double(rollingVariance[f]).squareRoot() + Double(Float(0.000001)))
+            factors[f] = factor
+            folded[f] = Float(Double(biases[f]) - Double(rollingMean[f]) * factor)
+        }
+        return (factors, folded)
     }
 }
