@@ -55,18 +55,21 @@ final class ConvolutionalTests: XCTestCase {
 
     /// Which layers run in bands: short, wide matrices only, and never a single band.
     func testBandsAreForShortWideMatrices() {
-        // yolov3's layer 0 at 416 (k = 27): 5 output rows (2,080 columns) per band.
-        XCTAssertEqual(Im2colBands.bandRows(k: 27, outHeight: 416, outWidth: 416), 5)
-        XCTAssertEqual(Im2colBands.workspaceCount(k: 27, outHeight: 416, outWidth: 416), 8 * 27 * 5 * 416)
-        // Its first downsampling layer (k = 288, 208 wide): bands would be 208 columns.
-        XCTAssertNil(Im2colBands.bandRows(k: 288, outHeight: 208, outWidth: 208))
+        // yolov3's layer 0 at 416 (k = 27): 23 output rows (9,568 columns) per band.
+        XCTAssertEqual(Im2colBands.bandRows(k: 27, outHeight: 416, outWidth: 416), 23)
+        XCTAssertEqual(Im2colBands.workspaceCount(k: 27, outHeight: 416, outWidth: 416), 8 * 27 * 23 * 416)
+        // Its first two downsampling layers (k = 288, 208 wide; k = 576, 104 wide): 4 rows a band.
+        XCTAssertEqual(Im2colBands.bandRows(k: 288, outHeight: 208, outWidth: 208), 4)
+        XCTAssertEqual(Im2colBands.bandRows(k: 576, outHeight: 104, outWidth: 104), 4)
+        // The third (k = 1152, 52 wide): bands of 208 columns would be too thin.
+        XCTAssertNil(Im2colBands.bandRows(k: 1152, outHeight: 52, outWidth: 52))
         // A small image that fits one band.
         XCTAssertNil(Im2colBands.bandRows(k: 27, outHeight: 32, outWidth: 32))
         let conv = Convolutional(filters: 16, size: 3, stride: 1, padding: 1, groups: 1, batchNormalize: false,
                                  activation: .leaky)
         let input = TensorShape(channels: 3, height: 416, width: 416)
         let output = TensorShape(channels: 16, height: 416, width: 416)
-        XCTAssertEqual(conv.workspaceCount(input: input, output: output), 8 * 27 * 5 * 416)
+        XCTAssertEqual(conv.workspaceCount(input: input, output: output), 8 * 27 * 23 * 416)
     }
 
     /// Bands give the same bits on any number of workers: each band is one sgemm of a width

@@ -2,7 +2,8 @@ import Dispatch
 
 /// im2col + GEMM + epilogue band by band, each band on one worker, for convolutions whose
 /// unfolded matrix is short and wide (few rows `k = channels·size²`, many output columns): the
-/// first layer of every darknet detector (`k` = 27 on an RGB image).
+/// first layer of every darknet detector (`k` = 27 on an RGB image) and the first downsampling
+/// layers (yolov3's 3×3/2 layers 1 and 5 at 416, `k` = 288 and 576).
 ///
 /// Each worker takes the next band of output rows, unfolds it into its own slice of the
 /// workspace, multiplies it with one single-threaded sgemm (`filters × k` · `k × band`) and adds
@@ -10,20 +11,24 @@ import Dispatch
 /// wrote an 8 MB im2col block to memory, read it back in the GEMM, and wrote the output before
 /// the epilogue read it again: yolov3-tiny's layer 0 (416×416×3 → 16) took 5.1 ms there against
 /// 3.3–3.6 ms in bands (medians of 8 alternating `benchmark` processes, 2 threads, the shared Zen
-/// machine); yolov3's layer 0 8.5 against 6.9–7.2 ms.
+/// machine); yolov3's layer 0 8.5 against 6.9–7.2 ms. With 1 MB bands of at least 400 columns,
+/// yolov3's layer 1 (832 columns a band) went from 20.4 to 16.8–17.1 ms in a busy hour and from
+/// 15.0 to 14.1 ms in a quiet one, layer 5 (416 columns) from 12.1 to 11.2 ms (8 alternating
+/// processes each).
 ///
 /// Only short matrices qualify: a band must hold `minimumColumns` output columns within
-/// `bandFloats`, or its GEMM gets too thin. yolov3's downsampling layers (`k` ≥ 288) ran no
-/// faster in bands of 200–800 columns, so they keep the whole-matrix path.
+/// `bandFloats`, or its GEMM gets too thin. yolov3's layer 12 (`k` = 1152, 208 columns a band)
+/// gained nothing measurable, so deeper layers keep the whole-matrix path.
 ///
 /// Bits: each band is one sgemm call whose width is fixed by the shape, and each band's
 /// columns are computed only by that call, so the output does not depend on the thread count.
 enum Im2colBands {
-    /// Floats of one worker's band of the im2col matrix (256 KB, within a core's L2 with the
-    /// band's output). A var so tests can force bands onto small shapes.
-    nonisolated(unsafe) static var bandFloats = 1 << 16
+    /// Floats of one worker's band of the im2col matrix (1 MB, a core's L2; 2 MB bands ran no
+    /// faster). Eight workers' bands take no more than yolov3's Winograd workspace.
+    /// A var so tests can force bands onto small shapes.
+    nonisolated(unsafe) static var bandFloats = 1 << 18
     /// Fewest output columns a band may have.
-    nonisolated(unsafe) static var minimumColumns = 1024
+    nonisolated(unsafe) static var minimumColumns = 400
     /// Most workers sharing the bands (each has its own slice of the workspace).
     static let maximumWorkers = 8
 
