@@ -71,7 +71,7 @@ enum Im2colBands {
         let bands = (group.outHeight + bandRows - 1) / bandRows
         let perWorker = group.k * bandRows * group.outWidth
         let (inputPlane, spatial) = (group.height * group.width, group.outHeight * group.outWidth)
-        let workers = min(GEMM.threads, maximumWorkers)
+        let workers = min(GEMM.threads, maximumWorkers, group.batch * bands)
         return withUnsafeTemporaryAllocation(of: (Double, Double).self, capacity: workers) { seconds in
             seconds.initialize(repeating: (0, 0))
             nonisolated(unsafe) let seconds = seconds

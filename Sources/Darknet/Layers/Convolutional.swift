@@ -184,7 +184,7 @@ public struct Convolutional: Sendable, Hashable {
     /// pointwise layer is then one `GEMM.multiply` over `batch·H·W` columns; im2col unfolds the
     /// images side by side into one matrix (when a whole image fits the 8 MB block) and multiplies
     /// it once; Winograd transforms every image's tiles in one pass. Short, wide im2col matrices
-    /// (the first layer's `k` = 27) run band by band instead, each worker unfolding, multiplying
+    /// (the first layer's `k` = 27, the first downsampling layers') run band by band instead, each worker unfolding, multiplying
     /// and finishing its own bands of output rows (`Im2colBands`). `segments` makes the GEMM cut
     /// each image's columns as if it were alone, so a batch gives each image its own bits.
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,

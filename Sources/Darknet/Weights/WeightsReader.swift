@@ -222,7 +222,8 @@ public enum WeightsReader {
                     guard let factors, perFilter > 0 else { continue }
                     var i = start
                     while i < end {
-                        let filter = i / perFilter, runEnd = min(end, (filter + 1) * perFilter)
+                        let filter = min(i / perFilter, factors.count - 1)
+                        let runEnd = filter == factors.count - 1 ? end : min(end, (filter + 1) * perFilter)
                         let factor = factors[filter]
                         for j in i..<runEnd { floats[j] = Float(Double(floats[j]) * factor) }
                         i = runEnd
