@@ -95,12 +95,14 @@ struct Benchmark: ParsableCommand {
         if let threads { GEMM.threads = threads }
         let model = try ModelDescription(contentsOf: cfg, width: size, height: size)
         try report(model.warnings, strict: strict)
+        // Read as `detect` reads: each convolution prepared for its method as it is read.
+        let methods = model.convolutionMethods(convAlgorithm, batch: batch)
         let parameters: [Int: ConvolutionWeights]
         let weightsSource: String
         let loadSeconds: Double
         if let weights {
             let start = DispatchTime.now().uptimeNanoseconds
-            parameters = try WeightsReader.read(contentsOf: weights, for: model)
+            parameters = try WeightsReader.read(contentsOf: weights, for: model, methods: methods)
             loadSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             weightsSource = weights
         } else {
@@ -108,14 +110,13 @@ struct Benchmark: ParsableCommand {
             weightsSource = "synthetic (seed \(seed))"
             let bytes = SyntheticWeights.bytes(for: model, seed: seed)
             let start = DispatchTime.now().uptimeNanoseconds
-            parameters = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic weights", for: model) }
+            parameters = try bytes.withUnsafeBytes {
+                try WeightsReader.read($0, file: "synthetic weights", for: model, methods: methods)
+            }
             loadSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         }
-        let prepareStart = DispatchTime.now().uptimeNanoseconds
-        let prepared = Network.prepare(parameters, for: model, algorithm: convAlgorithm, batch: batch)
-        let prepareSeconds = Double(DispatchTime.now().uptimeNanoseconds - prepareStart) / 1e9
-        let network = try Network(model: model, weights: prepared, algorithm: convAlgorithm, batch: batch)
-        let single = batch > 1 ? try Network(model: model, weights: prepared, algorithm: convAlgorithm) : nil
+        let network = try Network(model: model, weights: parameters, algorithm: convAlgorithm, batch: batch)
+        let single = batch > 1 ? try Network(model: model, weights: parameters, algorithm: convAlgorithm) : nil
         let peakGflops = peak ? Machine.measurePeakGflops() : nil
         let image = SyntheticWeights.input(model.inputShape)
         let input = Array((0..<batch).map { _ in image }.joined())
@@ -125,7 +126,7 @@ struct Benchmark: ParsableCommand {
                                      height: model.net.height, weights: weightsSource, warmup: warmup, batch: batch,
                                      rows: measured.rows, endToEnd: measured.endToEnd,
                                      layerSums: measured.layerSums, singleEndToEnd: measured.single,
-                                     loadSeconds: loadSeconds, prepareSeconds: prepareSeconds)
+                                     loadSeconds: loadSeconds)
         let rows = sort == .time ? result.rows.sorted { ($0.median, $1.layer.index) > ($1.median, $0.layer.index) } : result.rows
         switch format {
         case .table: print(BenchmarkTable.render(result, rows: rows), terminator: "")

@@ -13,8 +13,8 @@ enum BenchmarkTable {
         text += "blas      \(m.blas) (core \(m.blasCore)), \(m.threads) thread\(m.threads == 1 ? "" : "s")\n"
         text += "weights   \(result.weights)"
             + (result.isSynthetic ? ": no weights file given, deterministic random weights (same speed as real ones)\n" : "\n")
-        text += String(format: "load      %.1f ms reading and folding the weights, %.1f ms preparing the convolutions (Winograd transforms)\n",
-                       result.loadSeconds * 1000, result.prepareSeconds * 1000)
+        text += String(format: "load      %.1f ms reading the weights (folding batch norm, Winograd transforms)\n",
+                       result.loadSeconds * 1000)
         text += "runs      \(result.runs) after \(result.warmup) warm-up; each run is one plain forward (end-to-end) "
             + "and one profiled forward (layers)" + (result.batch > 1 ? ", then one batch-1 forward" : "") + "\n"
         if result.batch > 1 { text += "batch     \(result.batch) images per forward pass (times are per pass)\n" }
@@ -122,7 +122,7 @@ enum BenchmarkCSV {
 /// their summed layer times), `endToEndMs` and `layerSumsMs` (each run's plain pass and
 /// profiled layer sum, in run order), `imagesPerSecond`, `effectiveGflops`, `batch`, and with
 /// a batch above 1 `batch1ImagesPerSecond` (batch-1 passes timed in the same runs); then
-/// `loadMs` (reading and folding the weights) and `prepareMs` (Winograd weight transforms).
+/// `loadMs` (reading the weights, folding batch norm and the Winograd weight transforms).
 enum BenchmarkJSON {
     static func render(_ result: BenchmarkResult, rows: [BenchmarkRow]) -> String {
         let m = result.machine
@@ -152,7 +152,7 @@ enum BenchmarkJSON {
             + "\"layerSumsMs\":[\(result.layerSums.map { n($0 * 1000) }.joined(separator: ","))],"
             + "\"imagesPerSecond\":\(n(result.imagesPerSecond)),\"effectiveGflops\":\(n(result.effectiveGflops)),"
             + "\"batch\":\(result.batch)" + (result.singleImagesPerSecond.map { ",\"batch1ImagesPerSecond\":\(n($0))" } ?? "")
-            + ",\"loadMs\":\(n(result.loadSeconds * 1000)),\"prepareMs\":\(n(result.prepareSeconds * 1000))}"
+            + ",\"loadMs\":\(n(result.loadSeconds * 1000))}"
     }
 
     private static func q(_ text: String) -> String { JSONReport.quoted(text) }

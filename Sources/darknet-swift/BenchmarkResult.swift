@@ -69,12 +69,10 @@ struct BenchmarkResult {
     var layerSums: [Double]
     /// With a batch: seconds of each batch-1 `forward`, timed in the same runs.
     var singleEndToEnd: [Double]?
-    /// Seconds to read the weights and fold batch norm (`WeightsReader.read`; for synthetic
-    /// weights, the parse of bytes already in memory), once, before the runs.
+    /// Seconds to read the weights, fold batch norm and prepare each convolution for its method
+    /// (the Winograd weight transforms), all in `WeightsReader.read` as `detect` loads them (for
+    /// synthetic weights, from bytes already in memory), once, before the runs.
     var loadSeconds: Double = 0
-    /// Seconds to prepare the convolutions for their methods (`Network.prepare`: the Winograd
-    /// weight transforms), once.
-    var prepareSeconds: Double = 0
 
     var runs: Int { endToEnd.count }
     var endToEndMedian: Double { Statistics.median(endToEnd) }

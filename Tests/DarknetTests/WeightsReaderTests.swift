@@ -224,6 +224,47 @@ final class WeightsReaderTests: XCTestCase {
         }
     }
 
+    /// Reading with `methods` gives, bit for bit, what reading plainly and `Network.prepare` give:
+    /// the transformed layers only pass through the reader's scratch buffer (reused across
+    /// layers of different sizes), the streamed ones are reordered, the others stay plain.
+    func testReadingPreparesEachConvolutionForItsMethod() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"))
+        let path = try TestData.path("yolov3-tiny.weights")
+        let plain = try WeightsReader.read(contentsOf: path, for: model)
+        for algorithm in [ConvolutionAlgorithm.auto, .winograd, .winogradF2, .winogradF2Streamed, .im2col] {
+            let methods = model.convolutionMethods(algorithm)
+            let read = try WeightsReader.read(contentsOf: path, for: model, methods: methods)
+            let prepared = Network.prepare(plain, for: model, algorithm: algorithm)
+            XCTAssertEqual(read.keys.sorted(), prepared.keys.sorted(), "\(algorithm)")
+            var transformed = 0
+            for (layer, expected) in prepared {
+                let got = try XCTUnwrap(read[layer])
+                XCTAssertTrue(got.weights.map(\.bitPattern) == expected.weights.map(\.bitPattern), "weights: \(algorithm) layer \(layer)")
+                XCTAssertTrue(got.biases.map(\.bitPattern) == expected.biases.map(\.bitPattern), "biases: \(algorithm) layer \(layer)")
+                XCTAssertTrue(got.winograd?.map(\.bitPattern) == expected.winograd?.map(\.bitPattern), "winograd: \(algorithm) layer \(layer)")
+                XCTAssertEqual(got.winogradVariant, expected.winogradVariant, "\(algorithm) layer \(layer)")
+                XCTAssertEqual(got.winogradStreamed, expected.winogradStreamed, "\(algorithm) layer \(layer)")
+                if got.winograd != nil { transformed += 1 }
+            }
+            // yolov3-tiny has nine 3×3 stride-1 convolutions: auto leaves the 3-channel first one to im2col.
+            XCTAssertEqual(transformed, algorithm == .im2col ? 0 : algorithm == .auto ? 8 : 9, "\(algorithm)")
+        }
+    }
+
+    /// A layer read through the scratch buffer still reports its first non-finite weight's offset.
+    func testNonFiniteValueInATransformedLayerIsReportedWithItsOffset() throws {
+        let model = try self.model
+        let methods = model.convolutionMethods(.winograd)
+        XCTAssertEqual(methods[0], .winograd)
+        var floats = [Float](repeating: 1, count: Self.parameterCount)
+        floats[10] = .infinity
+        XCTAssertThrowsError(try file(floats: floats).withUnsafeBytes {
+            try WeightsReader.read($0, file: "m.weights", for: model, methods: methods)
+        }) { error in
+            XCTAssertEqual(error as? WeightsError, .nonFinite(file: "m.weights", layer: 0, part: "weights", offset: 60))
+        }
+    }
+
     func testRealTinyWeightsSizeMatchesTheCfg() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"))
         let path = try TestData.path("yolov3-tiny.weights")

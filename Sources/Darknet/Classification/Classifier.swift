@@ -56,7 +56,9 @@ public final class Classifier: @unchecked Sendable {
                             width: Int? = nil, height: Int? = nil) throws {
         let model = try ModelDescription(contentsOf: cfg, width: width ?? height, height: height ?? width)
         let names = try labels.map { try ClassNames.load(contentsOf: $0) }
-        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model), labels: names)
+        let methods = model.convolutionMethods(.auto)
+        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model, methods: methods),
+                      labels: names)
     }
 
     /// Outputs of the network's last layer (`classCount` values).

@@ -39,7 +39,9 @@ public final class Detector: @unchecked Sendable {
         let width = options.width ?? options.height
         let height = options.height ?? options.width
         let model = try ModelDescription(contentsOf: cfg, width: width, height: height)
-        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model), options: options)
+        let methods = model.convolutionMethods(options.convolutionAlgorithm)
+        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model, methods: methods),
+                      options: options)
     }
 
     public convenience init(cfg: URL, weights: URL, options: DetectorOptions = .init()) throws {

@@ -114,7 +114,11 @@ public final class Network {
     public convenience init(cfg: String, weights: String, width: Int? = nil, height: Int? = nil,
                             algorithm: ConvolutionAlgorithm = .auto) throws {
         let model = try ModelDescription(contentsOf: cfg, width: width, height: height)
-        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model), algorithm: algorithm)
+        // The reader prepares each convolution for its method as it reads it (`Network.prepare`
+        // then leaves them as they are).
+        let methods = model.convolutionMethods(algorithm)
+        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model, methods: methods),
+                      algorithm: algorithm)
     }
 
     /// `weights` with every convolution ready for the method `algorithm` gives it (Winograd

@@ -40,11 +40,19 @@ public struct ConvolutionWeights: Sendable {
             winogradStreamed = true
             return self
         }
-        winograd = weights.withUnsafeBufferPointer {
-            Winograd.transformWeights(variant, $0, filters: filters, channels: channels)
+        self = weights.withUnsafeBufferPointer {
+            ConvolutionWeights(transforming: $0, variant, biases: biases, filters: filters, channels: channels)
         }
-        weights = []
         return self
+    }
+
+    /// Parameters for pre-transformed Winograd `variant`, from folded plain weights
+    /// (`filters × channels × 3 × 3`): only the transformed ones are kept.
+    init(transforming plain: UnsafeBufferPointer<Float>, _ variant: Winograd.Variant, biases: [Float],
+         filters: Int, channels: Int) {
+        self.init(weights: [], biases: biases)
+        winograd = Winograd.transformWeights(variant, plain, filters: filters, channels: channels)
+        winogradVariant = variant
     }
 
     /// Bytes of parameters held (plain or transformed weights, and biases).

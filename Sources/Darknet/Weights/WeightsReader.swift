@@ -80,12 +80,10 @@ public enum WeightsReader {
     /// darknet transposes connected weights when major or minor exceeds 1000.
     static func transposesConnected(_ header: Header) -> Bool { header.major > 1000 || header.minor > 1000 }
 
-    /// The layer's parameters, folded, from the arrays `parts(of:)` listed. Batch-normalized
-    /// convolutions are not here: `read` folds their weights as it copies them.
+    /// The layer's parameters, folded, from the arrays `parts(of:)` listed. Convolutions are
+    /// not here: `read` folds their weights as it copies them.
     static func fold(_ layer: Layer, _ arrays: consuming [[Float]], transpose: Bool) -> ConvolutionWeights? {
         switch layer.kind {
-        case .convolutional:
-            return ConvolutionWeights(weights: arrays[1], biases: arrays[0])
         case .connected(let connected):
             var weights = arrays[1]
             if transpose {
@@ -128,22 +126,44 @@ public enum WeightsReader {
     }
 
     /// Reads the file through `mmap`, releasing each layer's pages once folded (`MappedFile`).
-    public static func read(contentsOf path: String, for model: ModelDescription) throws -> [Int: ConvolutionWeights] {
+    /// `methods` (by layer index, as `ModelDescription.convolutionMethods` gives them): the
+    /// convolutions come back prepared for them, as `Network.prepare` would leave them.
+    public static func read(contentsOf path: String, for model: ModelDescription,
+                            methods: [ConvolutionMethod?] = []) throws -> [Int: ConvolutionWeights] {
         let file = try MappedFile(path: path)
-        return try read(file.bytes, file: path, for: model, consumed: file.release(upTo:))
+        return try read(file.bytes, file: path, for: model, methods: methods, consumed: file.release(upTo:))
     }
 
-    /// Parses the bytes of a weights file: layer index → folded parameters (convolutional, connected, batchnorm).
-    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, for model: ModelDescription) throws -> [Int: ConvolutionWeights] {
-        try read(bytes, file: file, for: model, consumed: { _ in })
+    /// Parses the bytes of a weights file: layer index → folded parameters (convolutional,
+    /// connected, batchnorm), the convolutions prepared for `methods` as in `read(contentsOf:)`.
+    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, for model: ModelDescription,
+                            methods: [ConvolutionMethod?] = []) throws -> [Int: ConvolutionWeights] {
+        try read(bytes, file: file, for: model, methods: methods, consumed: { _ in })
+    }
+
+    /// The convolutions whose weights `read` transforms for Winograd as it reads them (their
+    /// variant, nil for the others): their plain weights only pass through a scratch buffer.
+    static func transformedVariant(_ layer: Layer, _ methods: [ConvolutionMethod?]) -> Winograd.Variant? {
+        guard case .convolutional = layer.kind, methods.indices.contains(layer.index),
+              let method = methods[layer.index], method != .winogradF2Streamed else { return nil }
+        return method.winogradVariant
     }
 
     /// `consumed(offset)` is told after each layer that the bytes before `offset` are no longer needed.
+    ///
+    /// A layer transformed for Winograd has its plain weights copied (and folded) into one
+    /// scratch buffer reused from layer to layer, and transformed from there: a fresh array per
+    /// layer, only to be freed once transformed, cost yolov3 94 MB of new pages, which this VM
+    /// fills at about 1.5 GB/s.
     static func read(_ bytes: UnsafeRawBufferPointer, file: String, for model: ModelDescription,
-                     consumed: (Int) -> Void) throws -> [Int: ConvolutionWeights] {
+                     methods: [ConvolutionMethod?], consumed: (Int) -> Void) throws -> [Int: ConvolutionWeights] {
         try rejectNonWeights(bytes, file: file)
         let header = try readHeader(bytes, file: file)
         let expected = header.size + parameterBytes(for: model)
+        let scratchCount = model.layers.filter { transformedVariant($0, methods) != nil }
+            .map { parts(of: $0)!.last!.count }.max() ?? 0
+        let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: scratchCount)
+        defer { scratch.deallocate() }
         var offset = header.size
         var result: [Int: ConvolutionWeights] = [:]
         for layer in model.layers {
@@ -164,15 +184,32 @@ public enum WeightsReader {
                                                                 rollingMean: arrays[2], rollingVariance: arrays[3])
                 }
                 let source = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + byteCount)])
-                let (values, bad) = copyFloats(source, scaledBy: folding?.factors)
+                let bad: Int?
+                if index == parts.count - 1, transformedVariant(layer, methods) != nil {
+                    bad = copyFloats(source, into: UnsafeMutableBufferPointer(rebasing: scratch[0..<part.count]),
+                                     scaledBy: folding?.factors)
+                } else {
+                    let copy = copyFloats(source, scaledBy: folding?.factors)
+                    arrays.append(copy.values)
+                    bad = copy.firstNonFinite
+                }
                 if let bad {
                     throw WeightsError.nonFinite(file: file, layer: layer.index, part: part.name, offset: offset + bad * 4)
                 }
-                arrays.append(values)
                 offset += byteCount
             }
-            if let folding {
-                result[layer.index] = ConvolutionWeights(weights: arrays.removeLast(), biases: folding.biases)
+            if case .convolutional(let conv) = layer.kind {
+                let biases = folding?.biases ?? arrays[0]
+                let channels = layer.input.channels
+                if let variant = transformedVariant(layer, methods) {
+                    let plain = UnsafeBufferPointer(rebasing: scratch[0..<parts.last!.count])
+                    result[layer.index] = ConvolutionWeights(transforming: plain, variant, biases: biases,
+                                                             filters: conv.filters, channels: channels)
+                } else {
+                    let plain = ConvolutionWeights(weights: arrays.removeLast(), biases: biases)
+                    let method = methods.indices.contains(layer.index) ? methods[layer.index] : nil
+                    result[layer.index] = method.map { plain.prepared(for: $0, filters: conv.filters, channels: channels) } ?? plain
+                }
             } else {
                 result[layer.index] = fold(layer, consume arrays, transpose: transposesConnected(header))
             }
@@ -195,48 +232,56 @@ public enum WeightsReader {
     /// the finiteness check is on the values as stored.
     static func copyFloats(_ source: UnsafeRawBufferPointer, scaledBy factors: [Double]? = nil)
         -> (values: [Float], firstNonFinite: Int?) {
+        var bad: Int?
+        let values = [Float](unsafeUninitializedCapacity: source.count / 4) { buffer, initialized in
+            bad = copyFloats(source, into: buffer, scaledBy: factors)
+            initialized = buffer.count
+        }
+        return (values, bad)
+    }
+
+    /// `copyFloats` into `buffer` (`source.count / 4` floats): returns the index of the first
+    /// value that is NaN or infinite, nil when all are finite.
+    static func copyFloats(_ source: UnsafeRawBufferPointer, into buffer: UnsafeMutableBufferPointer<Float>,
+                           scaledBy factors: [Double]? = nil) -> Int? {
         let count = source.count / 4
-        var anyNonFinite = false
+        precondition(buffer.count == count, "copyFloats: \(count) floats into \(buffer.count)")
         let perFilter = factors.map { $0.isEmpty ? 0 : count / $0.count } ?? 0
-        let values = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
-            nonisolated(unsafe) let target = UnsafeMutableRawBufferPointer(buffer)
-            nonisolated(unsafe) let floats = buffer
-            let chunks = (count + 65_535) / 65_536
-            let flags = UnsafeMutableBufferPointer<Bool>.allocate(capacity: max(chunks, 1))
-            defer { flags.deallocate() }
-            flags.initialize(repeating: false)
-            nonisolated(unsafe) let found = flags
-            Parallel.forChunks(of: chunks, work: count) { range in
-                for chunk in range {
-                    let start = chunk * 65_536, end = min(count, start + 65_536)
-                    let slice = UnsafeRawBufferPointer(rebasing: source[(start * 4)..<(end * 4)])
-                    let into = UnsafeMutableRawBufferPointer(rebasing: target[(start * 4)..<(end * 4)])
-                    Prefault.read(slice)
-                    Prefault.write(into)
-                    into.copyMemory(from: slice)
-                    // A float is NaN or infinite exactly when its exponent bits are all ones.
-                    let words = (target.baseAddress! + start * 4).assumingMemoryBound(to: UInt32.self)
-                    var exponents: UInt32 = 0
-                    for i in 0..<(end - start) { exponents = max(exponents, words[i] & 0x7F80_0000) }
-                    if exponents == 0x7F80_0000 { found[chunk] = true }
-                    guard let factors, perFilter > 0 else { continue }
-                    var i = start
-                    while i < end {
-                        let filter = min(i / perFilter, factors.count - 1)
-                        let runEnd = filter == factors.count - 1 ? end : min(end, (filter + 1) * perFilter)
-                        let factor = factors[filter]
-                        for j in i..<runEnd { floats[j] = Float(Double(floats[j]) * factor) }
-                        i = runEnd
-                    }
+        nonisolated(unsafe) let target = UnsafeMutableRawBufferPointer(buffer)
+        nonisolated(unsafe) let floats = buffer
+        let chunks = (count + 65_535) / 65_536
+        let flags = UnsafeMutableBufferPointer<Bool>.allocate(capacity: max(chunks, 1))
+        defer { flags.deallocate() }
+        flags.initialize(repeating: false)
+        nonisolated(unsafe) let found = flags
+        Parallel.forChunks(of: chunks, work: count) { range in
+            for chunk in range {
+                let start = chunk * 65_536, end = min(count, start + 65_536)
+                let slice = UnsafeRawBufferPointer(rebasing: source[(start * 4)..<(end * 4)])
+                let into = UnsafeMutableRawBufferPointer(rebasing: target[(start * 4)..<(end * 4)])
+                Prefault.read(slice)
+                Prefault.write(into)
+                into.copyMemory(from: slice)
+                // A float is NaN or infinite exactly when its exponent bits are all ones.
+                let words = (target.baseAddress! + start * 4).assumingMemoryBound(to: UInt32.self)
+                var exponents: UInt32 = 0
+                for i in 0..<(end - start) { exponents = max(exponents, words[i] & 0x7F80_0000) }
+                if exponents == 0x7F80_0000 { found[chunk] = true }
+                guard let factors, perFilter > 0 else { continue }
+                var i = start
+                while i < end {
+                    let filter = min(i / perFilter, factors.count - 1)
+                    let runEnd = filter == factors.count - 1 ? end : min(end, (filter + 1) * perFilter)
+                    let factor = factors[filter]
+                    for j in i..<runEnd { floats[j] = Float(Double(floats[j]) * factor) }
+                    i = runEnd
                 }
             }
-            anyNonFinite = flags.contains(true)
-            initialized = count
         }
-        guard anyNonFinite else { return (values, nil) }
-        return (values, (0..<count).first {
+        guard flags.contains(true) else { return nil }
+        return (0..<count).first {
             source.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self).littleEndian & 0x7F80_0000 == 0x7F80_0000
-        })
+        }
     }
 
     /// Recognises what people save as `.weights` by mistake.
