@@ -2,7 +2,10 @@
 OpenCV DNN. Driven by tools/bench-peers (which sets up the venv, builds darknet-swift and
 writes the synthetic weights); prints a Markdown report on stdout, progress on stderr.
 
-Each round runs, for every peer in turn (A B C A B C ...):
+Each round runs darknet first, then darknet-swift and OpenCV back to back, the pair's order
+alternating from round to round (darknet swift opencv, darknet opencv swift, ...): the two
+fast peers are measured seconds apart, not with darknet's long run between them, and neither
+always goes first. For every peer:
   forward process   one process that loads the model, runs 1 unmeasured forward pass and
                     then --forwards measured ones; the round's value is their median.
                     darknet-swift: `benchmark CFG WEIGHTS --format json` (endToEndMedianMs)
@@ -14,7 +17,9 @@ Each round runs, for every peer in turn (A B C A B C ...):
                     its peak RSS (ru_maxrss from wait4 of that very process).
                     darknet-swift `detect`, darknet `detect ... -out PRED`, and a Python
                     process that imports cv2, loads the net and runs one forward.
-Reported: median over rounds (and min-max of the per-round values).
+Reported: median over rounds (and min-max of the per-round values); for darknet-swift /
+OpenCV also the median of the per-round ratios (each round's pair measured back to back,
+so a machine that speeds up or slows down between rounds moves both).
 """
 import argparse
 import datetime
@@ -165,15 +170,30 @@ def bench_model(peers, label, cfg_source, weights, rounds, thresh):
         peers.busy.append(busy)
         if busy > BUSY_LIMIT:
             log(f"warning: other processes use {busy:.0%} of the CPU")
-        for peer in PEERS:
+        for peer in round_order(r):
             times = peers.forward(peer, cfg, weights, thresh)
             forward[peer].append(statistics.median(times))
-        for peer in PEERS:
+        for peer in round_order(r):
             whole[peer].append(peers.whole(peer, cfg, weights, thresh))
         log(f"{label} round {r}/{rounds}: forward ms " +
             ", ".join(f"{p} {forward[p][-1]:.1f}" for p in PEERS) + "; process s " +
             ", ".join(f"{p} {whole[p][-1][0]:.2f}" for p in PEERS))
     return forward, whole
+
+
+def round_order(number):
+    """Round `number` (from 1): darknet, then the two fast peers back to back, alternating."""
+    pair = ["darknet-swift", "opencv"] if number % 2 == 1 else ["opencv", "darknet-swift"]
+    return ["darknet"] + pair
+
+
+def paired_ratio(numerators, denominators):
+    """Median (min-max) of the per-round ratios."""
+    ratios = [a / b for a, b in zip(numerators, denominators)]
+    med = statistics.median(ratios)
+    if len(ratios) == 1:
+        return f"{med:.2f}"
+    return f"{med:.2f} ({min(ratios):.2f}–{max(ratios):.2f})"
 
 
 def cpu_model():
@@ -217,16 +237,19 @@ def report(args, peers, results, started):
         "**`detect` fallback (letterbox + forward + decode + NMS), `benchmark` missing**"
     lines.append(f"**Network forward**, median ms over rounds (min–max of the per-round medians); "
                  f"darknet-swift: {swift_forward}. Ratio = darknet-swift time / peer time "
-                 "(below 1: darknet-swift is faster).")
+                 "(below 1: darknet-swift is faster); paired = median (min–max) of each round's "
+                 "darknet-swift / OpenCV, the two measured back to back.")
     lines.append("")
     lines.append(f"| Model | Rounds | darknet-swift ({threads} threads) | darknet (1 thread) | "
-                 f"OpenCV DNN ({threads} threads) | darknet-swift / darknet | darknet-swift / OpenCV |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|")
+                 f"OpenCV DNN ({threads} threads) | darknet-swift / darknet | darknet-swift / OpenCV | "
+                 "darknet-swift / OpenCV, paired |")
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|")
     for label, rounds, forward, _ in results:
         med = {p: statistics.median(forward[p]) for p in PEERS}
         lines.append(f"| {label} | {rounds} | {fmt_ms(forward['darknet-swift'])} | {fmt_ms(forward['darknet'])} | "
                      f"{fmt_ms(forward['opencv'])} | {med['darknet-swift'] / med['darknet']:.2f} | "
-                     f"{med['darknet-swift'] / med['opencv']:.2f} |")
+                     f"{med['darknet-swift'] / med['opencv']:.2f} | "
+                     f"{paired_ratio(forward['darknet-swift'], forward['opencv'])} |")
     lines.append("")
     lines.append("**Whole process** (one complete run: start, load cfg + weights, read the photo, "
                  "one inference, exit), median wall time in seconds and median peak RSS in MiB:")
