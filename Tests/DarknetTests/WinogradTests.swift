@@ -116,6 +116,42 @@ final class WinogradTests: XCTestCase {
         }
     }
 
+    /// The weight transform four kernels at a time (`SIMD4<Double>`) gives the bits of one
+    /// kernel at a time, for both variants, on shapes whose kernel count leaves 1–3 kernels
+    /// over in a block (and a plane smaller than one block of four), on 1 and 2 workers; and
+    /// the one-kernel transform is `G g Gᵀ` (checked on F(2×2) against the matrices written out).
+    func testWeightTransformFourAtATimeIsOneAtATime() {
+        let saved = GEMM.threads
+        defer { GEMM.threads = saved }
+        var generator = SplitMix64(state: 11)
+        for (filters, channels) in [(1, 3), (3, 5), (7, 37), (64, 33), (130, 31)] {
+            let weights = (0..<(filters * channels * 9)).map { _ in generator.uniform(-2, 2) }
+            for variant in [Winograd.Variant.f2, .f4] {
+                let one = weights.withUnsafeBufferPointer {
+                    Winograd.transformWeights(variant, $0, filters: filters, channels: channels, lanes: 1)
+                }
+                for threads in [1, 2] {
+                    GEMM.threads = threads
+                    let four = weights.withUnsafeBufferPointer {
+                        Winograd.transformWeights(variant, $0, filters: filters, channels: channels, lanes: 4)
+                    }
+                    XCTAssertTrue(four.map(\.bitPattern) == one.map(\.bitPattern), "\(variant) \(filters)×\(channels), \(threads) workers")
+                }
+            }
+        }
+        // F(2×2) by hand: U = G g Gᵀ, G = [[1,0,0],[½,½,½],[½,−½,½],[0,0,1]], in Double.
+        let g = (0..<9).map { Double($0) * 0.37 - 1.1 }
+        let G: [[Double]] = [[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]]
+        let u = g.map(Float.init).withUnsafeBufferPointer { Winograd.transformWeights(.f2, $0, filters: 1, channels: 1, lanes: 1) }
+        for r in 0..<4 {
+            for c in 0..<4 {
+                var sum = 0.0
+                for i in 0..<3 { for j in 0..<3 { sum += G[r][i] * Double(Float(g[i * 3 + j])) * G[c][j] } }
+                XCTAssertEqual(Double(u[r * 4 + c]), sum, accuracy: 1e-6, "U[\(r)][\(c)]")
+            }
+        }
+    }
+
     /// darknet's `filters × C × 3 × 3` → `filters × 9 × C`.
     func testTapMajorOrder() {
         let weights = (0..<(2 * 3 * 9)).map(Float.init)

@@ -62,6 +62,13 @@ enum Winograd {
     /// in Double. `weights` is darknet's `filters × channels × 3 × 3`.
     static func transformWeights(_ variant: Variant, _ weights: UnsafeBufferPointer<Float>,
                                  filters: Int, channels: Int) -> [Float] {
+        transformWeights(variant, weights, filters: filters, channels: channels, lanes: 4)
+    }
+
+    /// `transformWeights` with `lanes` kernels transformed together (4: `SIMD4<Double>`, the
+    /// same operations lane by lane, so the same bits; 1: one kernel at a time, the reference).
+    static func transformWeights(_ variant: Variant, _ weights: UnsafeBufferPointer<Float>,
+                                 filters: Int, channels: Int, lanes: Int) -> [Float] {
         // Every element is written below, so the array starts uninitialised (no zeroing pass).
         let count = variant.positions * filters * channels
         return [Float](unsafeUninitializedCapacity: count) { u, initialized in
@@ -70,21 +77,26 @@ enum Winograd {
             // Fresh memory, mapped in 2 MiB slices by the workers before the scattered writes below.
             Prefault.write(UnsafeMutableRawBufferPointer(u), parallel: true)
             // Kernels (k = f·channels + c) in blocks split across workers (load time: yolov3's
-            // 1.8M kernels take ~0.2 s on one core). Each block is transformed into a local
-            // buffer, then written as one run per position: writing kernel by kernel touched
-            // `positions` places `plane` floats apart, and with planes of 2 MiB (yolov3's
+            // 1.8M kernels took ~0.2 s on one core one at a time). Each block is transformed into
+            // a local buffer, then written as one run per position: writing kernel by kernel
+            // touched `positions` places `plane` floats apart, and with planes of 2 MiB (yolov3's
             // 1024 × 512 layers) all of them fall in one cache set.
             let blockSize = 256
             Parallel.forChunks(of: (plane + blockSize - 1) / blockSize, work: plane * 64) { range in
                 withUnsafeTemporaryAllocation(of: Float.self, capacity: variant.positions * blockSize) { local in
                     for block in range {
                         let first = block * blockSize, n = min(blockSize, plane - first)
-                        let target = local.baseAddress!
-                        switch variant {
-                        case .f2:
-                            for j in 0..<n { kernelF2(weights.baseAddress! + (first + j) * 9, into: target + j, stride: blockSize) }
-                        case .f4:
-                            for j in 0..<n { kernelF4(weights.baseAddress! + (first + j) * 9, into: target + j, stride: blockSize) }
+                        let source = weights.baseAddress! + first * 9, target = local.baseAddress!
+                        var j = 0
+                        if lanes == 4 {
+                            while j + 4 <= n {
+                                transformFour(variant, source + j * 9, into: target + j, stride: blockSize)
+                                j += 4
+                            }
+                        }
+                        while j < n {
+                            transformOne(variant, source + j * 9, into: target + j, stride: blockSize)
+                            j += 1
                         }
                         for position in 0..<variant.positions {
                             (u.baseAddress! + position * plane + first)
@@ -97,23 +109,51 @@ enum Winograd {
         }
     }
 
-    /// One kernel's `U = G g Gᵀ` for F(2×2), in Double: `tmp = G g` column by column, then each
-    /// row of `tmp` times `Gᵀ`; element (row, column) goes to `out[(row·4 + column)·stride]`.
+    /// One kernel `g` (9 floats): element (row, column) of `U` goes to `out[(row·window + column)·stride]`.
+    @inline(__always)
+    private static func transformOne(_ variant: Variant, _ g: UnsafePointer<Float>,
+                                     into out: UnsafeMutablePointer<Float>, stride: Int) {
+        let tap = { (t: Int) in Double(g[t]) }
+        let store = { (index: Int, value: Double) in out[index * stride] = Float(value) }
+        switch variant {
+        case .f2: kernelF2(tap, store)
+        case .f4: kernelF4(tap, store)
+        }
+    }
+
+    /// Four consecutive kernels (36 floats) in the lanes of `SIMD4<Double>`: element (row,
+    /// column) of kernel `i` goes to `out[(row·window + column)·stride + i]`.
+    @inline(__always)
+    private static func transformFour(_ variant: Variant, _ g: UnsafePointer<Float>,
+                                      into out: UnsafeMutablePointer<Float>, stride: Int) {
+        let tap = { (t: Int) in SIMD4<Double>(Double(g[t]), Double(g[9 + t]), Double(g[18 + t]), Double(g[27 + t])) }
+        let store = { (index: Int, value: SIMD4<Double>) in
+            UnsafeMutableRawPointer(out + index * stride).storeBytes(of: SIMD4<Float>(value), as: SIMD4<Float>.self)
+        }
+        switch variant {
+        case .f2: kernelF2(tap, store)
+        case .f4: kernelF4(tap, store)
+        }
+    }
+
+    /// One kernel's `U = G g Gᵀ` for F(2×2), in Double (or four kernels, one per lane): `tmp = G g`
+    /// column by column, then each row of `tmp` times `Gᵀ`; element (row, column) is
+    /// `store(row·4 + column, value)`. `tap(t)` is the kernel's tap t (row-major 3×3).
     /// Lavin's `G` rows: (1, 0, 0), (½, ½, ½), (½, −½, ½), (0, 0, 1).
     @inline(__always)
-    private static func kernelF2(_ g: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, stride: Int) {
-        @inline(__always) func G(_ g0: Double, _ g1: Double, _ g2: Double) -> (Double, Double, Double, Double) {
+    private static func kernelF2<T: TransformValue>(_ tap: (Int) -> T, _ store: (Int, T) -> Void) {
+        @inline(__always) func G(_ g0: T, _ g1: T, _ g2: T) -> (T, T, T, T) {
             (g0, (g0 + g1 + g2) / 2, (g0 - g1 + g2) / 2, g2)
         }
-        let c0 = G(Double(g[0]), Double(g[3]), Double(g[6]))
-        let c1 = G(Double(g[1]), Double(g[4]), Double(g[7]))
-        let c2 = G(Double(g[2]), Double(g[5]), Double(g[8]))
-        @inline(__always) func row(_ r: Int, _ a: Double, _ b: Double, _ c: Double) {
+        let c0 = G(tap(0), tap(3), tap(6))
+        let c1 = G(tap(1), tap(4), tap(7))
+        let c2 = G(tap(2), tap(5), tap(8))
+        @inline(__always) func row(_ r: Int, _ a: T, _ b: T, _ c: T) {
             let t = G(a, b, c)
-            out[(r * 4) * stride] = Float(t.0)
-            out[(r * 4 + 1) * stride] = Float(t.1)
-            out[(r * 4 + 2) * stride] = Float(t.2)
-            out[(r * 4 + 3) * stride] = Float(t.3)
+            store(r * 4, t.0)
+            store(r * 4 + 1, t.1)
+            store(r * 4 + 2, t.2)
+            store(r * 4 + 3, t.3)
         }
         row(0, c0.0, c1.0, c2.0)
         row(1, c0.1, c1.1, c2.1)
@@ -124,21 +164,21 @@ enum Winograd {
     /// The same for F(4×4) (6×6 out): Lavin's `G` rows (¼, 0, 0), (−⅙, −⅙, −⅙), (−⅙, ⅙, −⅙),
     /// (1/24, 1/12, ⅙), (1/24, −1/12, ⅙), (0, 0, 1).
     @inline(__always)
-    private static func kernelF4(_ g: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, stride: Int) {
-        @inline(__always) func G(_ g0: Double, _ g1: Double, _ g2: Double) -> (Double, Double, Double, Double, Double, Double) {
+    private static func kernelF4<T: TransformValue>(_ tap: (Int) -> T, _ store: (Int, T) -> Void) {
+        @inline(__always) func G(_ g0: T, _ g1: T, _ g2: T) -> (T, T, T, T, T, T) {
             (g0 / 4, -(g0 + g1 + g2) / 6, -(g0 - g1 + g2) / 6, g0 / 24 + g1 / 12 + g2 / 6, g0 / 24 - g1 / 12 + g2 / 6, g2)
         }
-        let c0 = G(Double(g[0]), Double(g[3]), Double(g[6]))
-        let c1 = G(Double(g[1]), Double(g[4]), Double(g[7]))
-        let c2 = G(Double(g[2]), Double(g[5]), Double(g[8]))
-        @inline(__always) func row(_ r: Int, _ a: Double, _ b: Double, _ c: Double) {
+        let c0 = G(tap(0), tap(3), tap(6))
+        let c1 = G(tap(1), tap(4), tap(7))
+        let c2 = G(tap(2), tap(5), tap(8))
+        @inline(__always) func row(_ r: Int, _ a: T, _ b: T, _ c: T) {
             let t = G(a, b, c)
-            out[(r * 6) * stride] = Float(t.0)
-            out[(r * 6 + 1) * stride] = Float(t.1)
-            out[(r * 6 + 2) * stride] = Float(t.2)
-            out[(r * 6 + 3) * stride] = Float(t.3)
-            out[(r * 6 + 4) * stride] = Float(t.4)
-            out[(r * 6 + 5) * stride] = Float(t.5)
+            store(r * 6, t.0)
+            store(r * 6 + 1, t.1)
+            store(r * 6 + 2, t.2)
+            store(r * 6 + 3, t.3)
+            store(r * 6 + 4, t.4)
+            store(r * 6 + 5, t.5)
         }
         row(0, c0.0, c1.0, c2.0)
         row(1, c0.1, c1.1, c2.1)
@@ -148,3 +188,15 @@ enum Winograd {
         row(5, c0.5, c1.5, c2.5)
     }
 }
+
+/// What the weight transform computes with: `Double`, or `SIMD4<Double>` for four kernels at
+/// once (each lane the same IEEE operations as the scalar).
+protocol TransformValue {
+    static func + (lhs: Self, rhs: Self) -> Self
+    static func - (lhs: Self, rhs: Self) -> Self
+    static func / (lhs: Self, rhs: Double) -> Self
+    static prefix func - (operand: Self) -> Self
+}
+
+extension Double: TransformValue {}
+extension SIMD4: TransformValue where Scalar == Double {}
