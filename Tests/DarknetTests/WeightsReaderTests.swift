@@ -251,6 +251,21 @@ final class WeightsReaderTests: XCTestCase {
         }
     }
 
+    /// A Winograd method for a layer that cannot run it (conv1 is 1×1) leaves that layer plain
+    /// instead of transforming weights of the wrong shape; the eligible conv0 is transformed.
+    func testWinogradMethodOnAnIneligibleLayerLeavesItPlain() throws {
+        let model = try self.model
+        let floats = (0..<Self.parameterCount).map { Float($0 % 7) * 0.25 + 0.5 }
+        for method in [ConvolutionMethod.winograd, .winogradF2, .winogradF2Streamed] {
+            let weights = try file(floats: floats).withUnsafeBytes {
+                try WeightsReader.read($0, file: "m.weights", for: model, methods: [method, method])
+            }
+            XCTAssertNotNil(weights[0]?.winograd, "\(method)")
+            XCTAssertNil(weights[1]?.winograd, "\(method)")
+            XCTAssertEqual(weights[1]?.weights, [floats[27], floats[28]], "\(method)")
+        }
+    }
+
     /// A layer read through the scratch buffer still reports its first non-finite weight's offset.
     func testNonFiniteValueInATransformedLayerIsReportedWithItsOffset() throws {
         let model = try self.model

@@ -141,11 +141,19 @@ public enum WeightsReader {
         try read(bytes, file: file, for: model, methods: methods, consumed: { _ in })
     }
 
+    /// The method `methods` gives convolution `layer`, nil when it gives none or one the layer
+    /// cannot run (a Winograd method on a layer that is not 3×3 stride 1, groups 1: such a
+    /// layer stays plain, as `Network.prepare` would leave it to im2col).
+    static func method(of layer: Layer, in methods: [ConvolutionMethod?]) -> ConvolutionMethod? {
+        guard case .convolutional(let conv) = layer.kind, methods.indices.contains(layer.index),
+              let method = methods[layer.index] else { return nil }
+        return method.isWinograd && !conv.winogradEligible ? nil : method
+    }
+
     /// The convolutions whose weights `read` transforms for Winograd as it reads them (their
     /// variant, nil for the others): their plain weights only pass through a scratch buffer.
     static func transformedVariant(_ layer: Layer, _ methods: [ConvolutionMethod?]) -> Winograd.Variant? {
-        guard case .convolutional = layer.kind, methods.indices.contains(layer.index),
-              let method = methods[layer.index], method != .winogradF2Streamed else { return nil }
+        guard let method = method(of: layer, in: methods), method != .winogradF2Streamed else { return nil }
         return method.winogradVariant
     }
 
@@ -207,8 +215,7 @@ public enum WeightsReader {
                                                              filters: conv.filters, channels: channels)
                 } else {
                     let plain = ConvolutionWeights(weights: arrays.removeLast(), biases: biases)
-                    let method = methods.indices.contains(layer.index) ? methods[layer.index] : nil
-                    result[layer.index] = method.map { plain.prepared(for: $0, filters: conv.filters, channels: channels) } ?? plain
+                    result[layer.index] = method(of: layer, in: methods).map { plain.prepared(for: $0, filters: conv.filters, channels: channels) } ?? plain
                 }
             } else {
                 result[layer.index] = fold(layer, consume arrays, transpose: transposesConnected(header))
