@@ -176,6 +176,8 @@ public enum WeightsReader {
         var result: [Int: ConvolutionWeights] = [:]
         for layer in model.layers {
             guard let parts = parts(of: layer) else { continue }
+            let method = method(of: layer, in: methods)
+            let variant = transformedVariant(layer, methods)
             var arrays: [[Float]] = []
             // A batch-normalized convolution's weights come last: they are folded as they are
             // copied, each slice while it is in the worker's cache (a separate pass over yolov3's
@@ -193,7 +195,7 @@ public enum WeightsReader {
                 }
                 let source = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + byteCount)])
                 let bad: Int?
-                if index == parts.count - 1, transformedVariant(layer, methods) != nil {
+                if index == parts.count - 1, variant != nil {
                     bad = copyFloats(source, into: UnsafeMutableBufferPointer(rebasing: scratch[0..<part.count]),
                                      scaledBy: folding?.factors)
                 } else {
@@ -209,13 +211,13 @@ public enum WeightsReader {
             if case .convolutional(let conv) = layer.kind {
                 let biases = folding?.biases ?? arrays[0]
                 let channels = layer.input.channels
-                if let variant = transformedVariant(layer, methods) {
+                if let variant {
                     let plain = UnsafeBufferPointer(rebasing: scratch[0..<parts.last!.count])
                     result[layer.index] = ConvolutionWeights(transforming: plain, variant, biases: biases,
                                                              filters: conv.filters, channels: channels)
                 } else {
                     let plain = ConvolutionWeights(weights: arrays.removeLast(), biases: biases)
-                    result[layer.index] = method(of: layer, in: methods).map { plain.prepared(for: $0, filters: conv.filters, channels: channels) } ?? plain
+                    result[layer.index] = method.map { plain.prepared(for: $0, filters: conv.filters, channels: channels) } ?? plain
                 }
             } else {
                 result[layer.index] = fold(layer, consume arrays, transpose: transposesConnected(header))
