@@ -29,8 +29,18 @@ final class WinogradTests: XCTestCase {
         Case(channels: 2, height: 5, width: 70, filters: 3, pad: 0),
         Case(channels: 2, height: 4, width: 45, filters: 2, pad: 2),
         // Streamed: filters past one block of 32 (a partial last block), channels past a
-        // multiple of 4 (the transform's tail), yolov3-tiny's 13×13 grid.
+        // multiple of 4 (the transform's tail), yolov3-tiny's 13×13 grid. Tile-major: a block
+        // of 64 filters and one of 6 (16-filter vectors, the last one partial).
         Case(channels: 21, height: 13, width: 13, filters: 70, pad: 1),
+        // More tiles than `tileMajorMaximumTiles` under F(2×2) (169): tile-major weights there
+        // run without the padded rows and workspace scratch (weights prepared for a smaller image).
+        Case(channels: 5, height: 26, width: 26, filters: 20, pad: 1),
+    ]
+
+    /// The methods every case runs through: both variants in both orientations, and the streamed F(2×2).
+    static let methods: [(variant: Winograd.Variant, streamed: Bool, orientation: Winograd.Orientation)] = [
+        (.f4, false, .filterMajor), (.f4, false, .tileMajor), (.f2, false, .filterMajor), (.f2, false, .tileMajor),
+        (.f2, true, .filterMajor),
     ]
 
     func testMatchesNaiveConvolution() {
@@ -49,7 +59,7 @@ final class WinogradTests: XCTestCase {
 
     func checkMatchesNaiveConvolution() {
         var generator = SplitMix64(state: 11)
-        for (variant, streamed) in [(Winograd.Variant.f4, false), (.f2, false), (.f2, true)] {
+        for (variant, streamed, orientation) in Self.methods {
         for c in Self.cases {
             for batch in [1, 2] {
                 let outHeight = c.height + 2 * c.pad - 2, outWidth = c.width + 2 * c.pad - 2
@@ -58,8 +68,8 @@ final class WinogradTests: XCTestCase {
                 let input = (0..<(batch * (plane + 5))).map { _ in generator.uniform(-1, 1) }
                 let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
                 let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
-                let output = run(c, variant: variant, streamed: streamed, batch: batch, input: input, inputStride: plane + 5,
-                                 outputStride: outPlane + 3, weights: weights, biases: biases)
+                let output = run(c, variant: variant, streamed: streamed, orientation: orientation, batch: batch, input: input,
+                                 inputStride: plane + 5, outputStride: outPlane + 3, weights: weights, biases: biases)
                 for b in 0..<batch {
                     let image = Array(input[(b * (plane + 5))..<(b * (plane + 5) + plane)])
                     let reference = ReferenceConvolution.forward(input: image, channels: c.channels, height: c.height,
@@ -71,10 +81,10 @@ final class WinogradTests: XCTestCase {
                     for i in 0..<outPlane {
                         let expected = reference[i] + biases[i / (outHeight * outWidth)]
                         XCTAssertEqual(output[b * (outPlane + 3) + i], expected, accuracy: 1e-5 * (magnitude[i] + 1),
-                                       "\(variant) streamed \(streamed) \(c) batch \(b) at \(i)")
+                                       "\(variant) streamed \(streamed) \(orientation) \(c) batch \(b) at \(i)")
                     }
                     XCTAssertTrue(output[b * (outPlane + 3) + outPlane].isNaN,
-                                  "\(variant) streamed \(streamed) \(c): wrote past image \(b)")
+                                  "\(variant) streamed \(streamed) \(orientation) \(c): wrote past image \(b)")
                 }
             }
         }
@@ -87,12 +97,35 @@ final class WinogradTests: XCTestCase {
         let input = (0..<(2 * 6 * 5)).map { _ in generator.uniform(-1, 1) }
         let weights = (0..<(3 * 2 * 9)).map { _ in generator.uniform(-1, 1) }
         let biases: [Float] = [0.1, -0.2, 0.3]
-        let linear = run(c, variant: .f4, batch: 1, input: input, inputStride: 0, outputStride: 0, weights: weights,
-                         biases: biases)
-        let leaky = run(c, variant: .f4, batch: 1, input: input, inputStride: 0, outputStride: 0, weights: weights,
-                        biases: biases, activation: .leaky)
-        XCTAssertTrue(linear.contains { $0 < 0 })
-        XCTAssertEqual(leaky, linear.map { Activation.leaky.value($0) })
+        for orientation in [Winograd.Orientation.filterMajor, .tileMajor] {
+            let linear = run(c, variant: .f4, orientation: orientation, batch: 1, input: input, inputStride: 0,
+                             outputStride: 0, weights: weights, biases: biases)
+            for activation in [Activation.leaky, .mish] {
+                let applied = run(c, variant: .f4, orientation: orientation, batch: 1, input: input, inputStride: 0,
+                                  outputStride: 0, weights: weights, biases: biases, activation: activation)
+                XCTAssertTrue(linear.contains { $0 < 0 })
+                XCTAssertEqual(applied, linear.map { activation.value($0) }, "\(orientation) \(activation)")
+            }
+        }
+    }
+
+    /// Tile-major's output transform does the filter-major one's operations on each output, so
+    /// the two orientations differ only where OpenBLAS rounds the products' sums differently.
+    /// Under F(2×2) with small integers every transformed value (multiples of ¼), product and sum
+    /// is exact, so the outputs must be the same bits: a 13×13 grid, 40 → 70 filters (a block
+    /// of 64 and a partial one), batch 2, leaky.
+    func testTileMajorGivesFilterMajorBitsOnExactProducts() {
+        var generator = SplitMix64(state: 17)
+        let c = Case(channels: 40, height: 13, width: 13, filters: 70, pad: 1)
+        let input = (0..<(2 * 40 * 13 * 13)).map { _ in Float(Int(generator.uniform(-4, 4))) }
+        let weights = (0..<(70 * 40 * 9)).map { _ in Float(Int(generator.uniform(-4, 4))) }
+        let biases = (0..<70).map { _ in generator.uniform(-1, 1) }
+        let outputs = [Winograd.Orientation.filterMajor, .tileMajor].map { orientation in
+            run(c, variant: .f2, orientation: orientation, batch: 2, input: input, inputStride: 40 * 13 * 13,
+                outputStride: 70 * 13 * 13, weights: weights, biases: biases, activation: .leaky)
+        }
+        XCTAssertEqual(outputs[0].count, 2 * 70 * 13 * 13)
+        XCTAssertTrue(zip(outputs[0], outputs[1]).allSatisfy { $0.bitPattern == $1.bitPattern })
     }
 
     /// The streamed F(2×2) gives the same bits on 1, 2, 3 and 8 workers (its blocks of filters
@@ -105,14 +138,17 @@ final class WinogradTests: XCTestCase {
         let input = (0..<(c.channels * 13 * 13)).map { _ in generator.uniform(-1, 1) }
         let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
         let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
-        var outputs: [[Float]] = []
-        for threads in [1, 2, 3, 8] {
-            GEMM.threads = threads
-            outputs.append(run(c, variant: .f2, streamed: true, batch: 1, input: input, inputStride: 0, outputStride: 0,
-                               weights: weights, biases: biases, activation: .leaky))
-        }
-        for (index, output) in outputs.enumerated().dropFirst() {
-            XCTAssertTrue(zip(output, outputs[0]).allSatisfy { $0.bitPattern == $1.bitPattern }, "run \(index)")
+        for (variant, streamed, orientation) in Self.methods where streamed || orientation == .tileMajor {
+            var outputs: [[Float]] = []
+            for threads in [1, 2, 3, 8] {
+                GEMM.threads = threads
+                outputs.append(run(c, variant: variant, streamed: streamed, orientation: orientation, batch: 1, input: input,
+                                   inputStride: 0, outputStride: 0, weights: weights, biases: biases, activation: .leaky))
+            }
+            for (index, output) in outputs.enumerated().dropFirst() {
+                XCTAssertTrue(zip(output, outputs[0]).allSatisfy { $0.bitPattern == $1.bitPattern },
+                              "\(variant) streamed \(streamed) \(orientation), run \(index)")
+            }
         }
     }
 
@@ -136,6 +172,21 @@ final class WinogradTests: XCTestCase {
                         Winograd.transformWeights(variant, $0, filters: filters, channels: channels, lanes: 4)
                     }
                     XCTAssertTrue(four.map(\.bitPattern) == one.map(\.bitPattern), "\(variant) \(filters)×\(channels), \(threads) workers")
+                    // Tile-major: the same values, each position's plane transposed (channels × filters).
+                    for lanes in [1, 4] {
+                        let tileMajor = weights.withUnsafeBufferPointer {
+                            Winograd.transformWeights(variant, $0, filters: filters, channels: channels, lanes: lanes,
+                                                      orientation: .tileMajor)
+                        }
+                        let plane = filters * channels
+                        let transposed = (0..<one.count).map { index in
+                            let (position, rest) = index.quotientAndRemainder(dividingBy: plane)
+                            let (c, f) = rest.quotientAndRemainder(dividingBy: filters)
+                            return one[position * plane + f * channels + c].bitPattern
+                        }
+                        XCTAssertTrue(tileMajor.map(\.bitPattern) == transposed,
+                                      "\(variant) \(filters)×\(channels) tile-major, \(lanes) lanes, \(threads) workers")
+                    }
                 }
             }
         }
@@ -164,7 +215,8 @@ final class WinogradTests: XCTestCase {
         }
     }
 
-    private func run(_ c: Case, variant: Winograd.Variant, streamed: Bool = false, batch: Int, input: [Float], inputStride: Int,
+    private func run(_ c: Case, variant: Winograd.Variant, streamed: Bool = false,
+                     orientation: Winograd.Orientation = .filterMajor, batch: Int, input: [Float], inputStride: Int,
                      outputStride: Int, weights: [Float], biases: [Float], activation: Activation = .linear) -> [Float] {
         let outHeight = c.height + 2 * c.pad - 2, outWidth = c.width + 2 * c.pad - 2
         var transformed = weights
@@ -172,7 +224,7 @@ final class WinogradTests: XCTestCase {
             Winograd.reorderTapMajor(&transformed, filters: c.filters, channels: c.channels)
         } else {
             transformed = weights.withUnsafeBufferPointer {
-                Winograd.transformWeights(variant, $0, filters: c.filters, channels: c.channels)
+                Winograd.transformWeights(variant, $0, filters: c.filters, channels: c.channels, orientation: orientation)
             }
         }
         var output = [Float](repeating: .nan, count: batch * max(outputStride, c.filters * outHeight * outWidth))
@@ -186,7 +238,7 @@ final class WinogradTests: XCTestCase {
                                  output: o.baseAddress!, filters: c.filters, outHeight: outHeight, outWidth: outWidth,
                                  transformed: transformed, biases: biases, activation: activation,
                                  workspace: w.baseAddress!, batch: batch, inputStride: inputStride,
-                                 outputStride: outputStride, streamed: streamed, timer: &timer)
+                                 outputStride: outputStride, streamed: streamed, orientation: orientation, timer: &timer)
             }
         }
         return output

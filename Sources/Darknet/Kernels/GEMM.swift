@@ -149,8 +149,11 @@ public enum GEMM {
     /// forward under perf, most of it on the Winograd products' M, whose columns in OpenBLAS's
     /// column-major view are one image's tiles long (49 on a 13×13 grid). The bits are the same:
     /// OpenBLAS's β = 0 is also a zero fill followed by accumulation.
+    ///
+    /// `transposeA`: A is stored `k × m` (row-major, `lda` ≥ m) and read as its transpose
+    /// (the tile-major Winograd products, `WinogradTileMajor.swift`).
     public static func serial(m: Int, n: Int, k: Int,
-                              a: UnsafePointer<Float>, lda: Int,
+                              a: UnsafePointer<Float>, lda: Int, transposeA: Bool = false,
                               b: UnsafePointer<Float>, ldb: Int,
                               c: UnsafeMutablePointer<Float>, ldc: Int,
                               accumulate: Bool = false) {
@@ -162,7 +165,7 @@ public enum GEMM {
                 for row in 0..<m { (c + row * ldc).update(repeating: 0, count: n) }
             }
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
+        cblas_sgemm(CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, CblasNoTrans,
                     Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb),
                     1, c, Int32(ldc))
     }

@@ -27,6 +27,43 @@ enum Winograd {
         var positions: Int { window * window }
     }
 
+    /// How the products `M[ξ]` are computed and laid out (`Winograd.forward` reads the layout
+    /// from the transformed weights, so a layer's orientation is fixed when they are made).
+    enum Orientation: Sendable {
+        /// `M[ξ]` (filters × tiles) = `U[ξ]` (filters × C) · `V[ξ]` (C × tiles): `U` stored
+        /// `positions × filters × C`. OpenBLAS's kernel then runs along the tiles.
+        case filterMajor
+        /// `M[ξ]ᵀ` (tiles × filters) = `V[ξ]ᵀ` · `U[ξ]ᵀ` (C × filters): `U` stored
+        /// `positions × C × filters`, the tiles read through the transpose flag
+        /// (`WinogradTileMajor.swift`). OpenBLAS's kernel then runs along the filters.
+        case tileMajor
+    }
+
+    /// Most tiles per image for which the products run tile-major. On few tiles the filter-major
+    /// GEMMs are thin along the dimension OpenBLAS's kernel blocks (16 rows with the `Zen` kernel).
+    /// Single-threaded sgemm, 16 products of filters × channels × tiles, filter-major against
+    /// tile-major GFLOPS (2026-11-23, medians of 31): 1024 × 512 (yolov3's and yolov3-tiny's 13×13
+    /// layers under F(2×2)) 53.5 / 62.3 on 49 tiles, 61.3 / 70.8 on 100 (19×19), 62.1 / 71.8 on
+    /// 64, 47.9 / 63.3 on 36; 512 × 256 25.1 / 29.4 and 512 × 512 50.1 / 56.3 on 49; on 169 tiles
+    /// a tie (74.5 / 78.5 at 1024 × 512, 59.6 / 56.1 at 256 × 384, 70.1 / 73.0 at 512 × 256).
+    static let tileMajorMaximumTiles = 128
+
+    /// The orientation of a layer of `channels` inputs and `filters` outputs of `outHeight ×
+    /// outWidth`: tile-major on few tiles (`tileMajorMaximumTiles`) unless the layer has more
+    /// channels than filters (512 × 1024 on 49 tiles: 44.1 / 44.6 and 53.2 / 52.5 GFLOPS, and in
+    /// the engine the tile-major output transform then cost more than the products saved).
+    static func orientation(_ variant: Variant, channels: Int, filters: Int, outHeight: Int, outWidth: Int) -> Orientation {
+        let t = tiles(variant, outHeight: outHeight, outWidth: outWidth)
+        return tileMajorRoom(tilesPerImage: t.rows * t.columns) && channels <= filters ? .tileMajor : .filterMajor
+    }
+
+    /// True when the workspace of an image of `tilesPerImage` tiles holds the tile-major
+    /// extras (padded rows of M, `tileMajorRowStride`; each worker's block of output rows,
+    /// `tileMajorScratchCount`): for the sizes `orientation` makes tile-major. Decided from the
+    /// shape alone, as the workspace is sized; tile-major weights on a larger image (weights
+    /// prepared for another input size) still run, without the padding and with stack scratch.
+    static func tileMajorRoom(tilesPerImage: Int) -> Bool { tilesPerImage <= tileMajorMaximumTiles }
+
     /// Tiles covering an `outHeight × outWidth` output.
     static func tiles(_ variant: Variant, outHeight: Int, outWidth: Int) -> (rows: Int, columns: Int) {
         ((outHeight + variant.tile - 1) / variant.tile, (outWidth + variant.tile - 1) / variant.tile)
@@ -40,35 +77,45 @@ enum Winograd {
         let t = tiles(variant, outHeight: outHeight, outWidth: outWidth)
         let pass = blocking(variant, channels: channels, filters: filters, tileRows: t.rows, tileColumns: t.columns, batch: batch)
         let tileCount = t.columns * pass.tileRows * pass.images
-        let scratch = scratchCount(variant, tileColumns: t.columns, tileRows: pass.tileRows) * maximumWorkers
+        let room = !streamed && tileMajorRoom(tilesPerImage: t.rows * t.columns)
+        let scratch = scratchCount(variant, tileColumns: t.columns, tileRows: pass.tileRows, tileMajor: room) * maximumWorkers
         if streamed {
             return variant.positions * channels * tileCount + scratch
                 + streamedScratchCount(channels: channels, tileCount: tileCount) * streamedWorkers
         }
-        return variant.positions * (channels + filters) * tileCount + scratch
+        // Tile-major products may pad each tile's row of M by 16 floats (`tileMajorRowStride`).
+        let rowPad = tileMajorRowStride(filters: filters, tilesPerImage: t.rows * t.columns) - filters
+        return variant.positions * (channels + filters + rowPad) * tileCount + scratch
     }
 
     /// Scratch of one worker: the input transform's row-phase buffers (window × m × (rows + 1)
-    /// × columns, plus m phase rows) or the output transform's m·window + m² planes of tiles.
-    static func scratchCount(_ variant: Variant, tileColumns: Int, tileRows: Int) -> Int {
+    /// × columns, plus m phase rows) or the output transform's m·window + m² planes of tiles
+    /// (`tileMajor`: or the tile-major output transform's, `tileMajorScratchCount`).
+    static func scratchCount(_ variant: Variant, tileColumns: Int, tileRows: Int, tileMajor: Bool = false) -> Int {
         let m = variant.tile, w = variant.window
         let input = w * m * (tileRows + 1) * tileColumns + m * (tileColumns + 1)
         let output = (m * w + m * m) * tileRows * tileColumns
-        return max(input, output) + 16
+        let tileMajorOutput = tileMajor ? tileMajorScratchCount(variant) : 0
+        return max(input, output, tileMajorOutput) + 16
     }
 
     /// `U = G g Gᵀ` for every filter and channel, laid out `positions × filters × channels`
-    /// (position major) so `U[ξ]` is a row-major `filters × channels` GEMM operand. Computed
-    /// in Double. `weights` is darknet's `filters × channels × 3 × 3`.
+    /// (position major) so `U[ξ]` is a row-major `filters × channels` GEMM operand, or
+    /// `positions × channels × filters` for `.tileMajor` (the same values). Computed in Double.
+    /// `weights` is darknet's `filters × channels × 3 × 3`.
     static func transformWeights(_ variant: Variant, _ weights: UnsafeBufferPointer<Float>,
-                                 filters: Int, channels: Int) -> [Float] {
-        transformWeights(variant, weights, filters: filters, channels: channels, lanes: 4)
+                                 filters: Int, channels: Int, orientation: Orientation = .filterMajor) -> [Float] {
+        transformWeights(variant, weights, filters: filters, channels: channels, lanes: 4, orientation: orientation)
     }
 
     /// `transformWeights` with `lanes` kernels transformed together (4: `SIMD4<Double>`, the
     /// same operations lane by lane, so the same bits; 1: one kernel at a time, the reference).
+    ///
+    /// Kernels are taken in the order they are stored in `U` (k = f·channels + c, or c·filters + f
+    /// tile-major), so each block's positions are written as runs; tile-major, the four kernels
+    /// of a lane group are one filter apart (`channels · 9` floats).
     static func transformWeights(_ variant: Variant, _ weights: UnsafeBufferPointer<Float>,
-                                 filters: Int, channels: Int, lanes: Int) -> [Float] {
+                                 filters: Int, channels: Int, lanes: Int, orientation: Orientation = .filterMajor) -> [Float] {
         // Every element is written below, so the array starts uninitialised (no zeroing pass).
         let count = variant.positions * filters * channels
         return [Float](unsafeUninitializedCapacity: count) { u, initialized in
@@ -86,17 +133,33 @@ enum Winograd {
                 withUnsafeTemporaryAllocation(of: Float.self, capacity: variant.positions * blockSize) { local in
                     for block in range {
                         let first = block * blockSize, n = min(blockSize, plane - first)
-                        let source = weights.baseAddress! + first * 9, target = local.baseAddress!
+                        let target = local.baseAddress!
                         var j = 0
-                        if lanes == 4 {
-                            while j + 4 <= n {
-                                transformFour(variant, source + j * 9, into: target + j, stride: blockSize)
-                                j += 4
+                        switch orientation {
+                        case .filterMajor:
+                            let source = weights.baseAddress! + first * 9
+                            if lanes == 4 {
+                                while j + 4 <= n {
+                                    transformFour(variant, source + j * 9, kernelStride: 9, into: target + j, stride: blockSize)
+                                    j += 4
+                                }
                             }
-                        }
-                        while j < n {
-                            transformOne(variant, source + j * 9, into: target + j, stride: blockSize)
-                            j += 1
+                            while j < n {
+                                transformOne(variant, source + j * 9, into: target + j, stride: blockSize)
+                                j += 1
+                            }
+                        case .tileMajor:
+                            while j < n {
+                                let (c, f) = (first + j).quotientAndRemainder(dividingBy: filters)
+                                let source = weights.baseAddress! + (f * channels + c) * 9
+                                if lanes == 4, j + 4 <= n, f + 4 <= filters {
+                                    transformFour(variant, source, kernelStride: channels * 9, into: target + j, stride: blockSize)
+                                    j += 4
+                                } else {
+                                    transformOne(variant, source, into: target + j, stride: blockSize)
+                                    j += 1
+                                }
+                            }
                         }
                         for position in 0..<variant.positions {
                             (u.baseAddress! + position * plane + first)
@@ -121,12 +184,12 @@ enum Winograd {
         }
     }
 
-    /// Four consecutive kernels (36 floats) in the lanes of `SIMD4<Double>`: element (row,
+    /// Four kernels `kernelStride` floats apart in the lanes of `SIMD4<Double>`: element (row,
     /// column) of kernel `i` goes to `out[(row·window + column)·stride + i]`.
     @inline(__always)
-    private static func transformFour(_ variant: Variant, _ g: UnsafePointer<Float>,
+    private static func transformFour(_ variant: Variant, _ g: UnsafePointer<Float>, kernelStride s: Int,
                                       into out: UnsafeMutablePointer<Float>, stride: Int) {
-        let tap = { (t: Int) in SIMD4<Double>(Double(g[t]), Double(g[9 + t]), Double(g[18 + t]), Double(g[27 + t])) }
+        let tap = { (t: Int) in SIMD4<Double>(Double(g[t]), Double(g[s + t]), Double(g[2 * s + t]), Double(g[3 * s + t])) }
         let store = { (index: Int, value: SIMD4<Double>) in
             UnsafeMutableRawPointer(out + index * stride).storeBytes(of: SIMD4<Float>(value), as: SIMD4<Float>.self)
         }

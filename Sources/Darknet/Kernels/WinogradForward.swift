@@ -16,18 +16,23 @@ extension Winograd {
     /// the products transform them block by block (`streamedProducts`; the `gemm` phase then
     /// includes the weight and output transforms), with `workspaceCount(…, streamed: true)`
     /// floats of workspace.
+    ///
+    /// `orientation` must be the one `transformed` was made for (`.tileMajor`: the products and
+    /// the output transform of `WinogradTileMajor.swift`; not streamed).
     static func forward(_ variant: Variant, input: UnsafePointer<Float>, channels: Int, height: Int, width: Int, pad: Int,
                         output: UnsafeMutablePointer<Float>, filters: Int, outHeight: Int, outWidth: Int,
                         transformed: UnsafePointer<Float>, biases: UnsafePointer<Float>, activation: Activation,
                         workspace: UnsafeMutablePointer<Float>, batch: Int = 1, inputStride: Int = 0, outputStride: Int = 0,
                         inputChannelStride: Int? = nil, outputChannelStride: Int? = nil, streamed: Bool = false,
-                        timer: inout PhaseTimer?) {
+                        orientation: Orientation = .filterMajor, timer: inout PhaseTimer?) {
         precondition(!streamed || variant == .f2, "Winograd.forward: only F(2×2) is streamed")
+        precondition(!streamed || orientation == .filterMajor, "Winograd.forward: streamed products are filter-major")
         let grid = tiles(variant, outHeight: outHeight, outWidth: outWidth)
         let pass = blocking(variant, channels: channels, filters: filters, tileRows: grid.rows, tileColumns: grid.columns,
                             batch: batch)
         var block = Block(variant: variant, input: input, channels: channels, output: output, filters: filters, transformed: transformed,
-                          biases: biases, activation: activation, workspace: workspace, streamed: streamed, images: pass.images,
+                          biases: biases, activation: activation, workspace: workspace, streamed: streamed,
+                          orientation: orientation, images: pass.images,
                           inputStride: inputStride, outputStride: outputStride,
                           inputChannelStride: inputChannelStride ?? height * width,
                           outputChannelStride: outputChannelStride ?? outHeight * outWidth,
@@ -78,6 +83,7 @@ extension Winograd {
         var activation: Activation
         var workspace: UnsafeMutablePointer<Float>
         var streamed: Bool
+        var orientation: Orientation
         var images: Int
         var inputStride: Int
         var outputStride: Int
@@ -94,8 +100,13 @@ extension Winograd {
             let v = workspace
             // Streamed, M is per worker (`streamedProducts`): the scratch follows V.
             let m = workspace + positions * channels * tileCount
-            let scratch = streamed ? m : m + positions * filters * tileCount
-            let scratchSize = scratchCount(variant, tileColumns: g.tileColumns, tileRows: g.tileRows)
+            // The tile-major extras when the workspace has them (`workspaceCount`, `tileMajorRoom`).
+            let imageTiles = tiles(variant, outHeight: g.outHeight, outWidth: g.outWidth)
+            let room = !streamed && tileMajorRoom(tilesPerImage: imageTiles.rows * imageTiles.columns)
+            let rowStride = orientation == .tileMajor
+                ? tileMajorRowStride(filters: filters, tilesPerImage: imageTiles.rows * imageTiles.columns) : filters
+            let scratch = streamed ? m : m + positions * rowStride * tileCount
+            let scratchSize = scratchCount(variant, tileColumns: g.tileColumns, tileRows: g.tileRows, tileMajor: room)
             let (channels, filters, images) = (self.channels, self.filters, self.images)
             let (input, output, inputStride, outputStride) = (self.input, self.output, self.inputStride, self.outputStride)
             let plane = inputChannelStride, outPlane = outputChannelStride
@@ -112,6 +123,17 @@ extension Winograd {
             timer?.lap(\.im2col)
 
             let (biases, activation) = (self.biases, self.activation)
+            if orientation == .tileMajor {
+                tileMajorProducts(positions: positions, channels: channels, filters: filters, transformed: transformed,
+                                  v: v, m: m, rowStride: rowStride, tileCount: tileCount, perImage: perImage, images: images)
+                timer?.lap(\.gemm)
+                transformOutputTileMajor(variant, m, g, filters: filters, rowStride: rowStride, tileCount: tileCount, images: images,
+                                         output: output, outputStride: outputStride, outPlane: outPlane,
+                                         biases: biases, activation: activation,
+                                         scratch: room ? (scratch, scratchSize) : nil)
+                timer?.lap(\.epilogue)
+                return
+            }
             /// `Y = Aᵀ M A` + bias + activation of filter `f` of every image, from `mPlane` (its row of
             /// M at position 0, positions `positionStride` apart), with worker scratch `rows`.
             func finish(_ f: Int, _ mPlane: UnsafePointer<Float>, positionStride: Int, rows: UnsafeMutablePointer<Float>) {

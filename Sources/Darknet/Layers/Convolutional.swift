@@ -209,7 +209,8 @@ public struct Convolutional: Sendable, Hashable {
                                      transformed: u.baseAddress!, biases: bias.baseAddress!, activation: activation,
                                      workspace: workspace, batch: batch, inputStride: inputPlane, outputStride: spatial,
                                      inputChannelStride: batch * inputPlane, outputChannelStride: batch * spatial,
-                                     streamed: weights.winogradStreamed, timer: &timer)
+                                     streamed: weights.winogradStreamed, orientation: weights.winogradOrientation,
+                                     timer: &timer)
                 }
             }
             return

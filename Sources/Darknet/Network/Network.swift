@@ -133,9 +133,9 @@ public final class Network {
                                algorithm: ConvolutionAlgorithm, batch: Int = 1) -> [Int: ConvolutionWeights] {
         let methods = model.convolutionMethods(algorithm, batch: batch)
         for layer in model.layers {
-            guard case .convolutional(let conv) = layer.kind, let method = methods[layer.index],
+            guard case .convolutional = layer.kind, let method = methods[layer.index],
                   let parameters = weights.removeValue(forKey: layer.index) else { continue }
-            weights[layer.index] = parameters.prepared(for: method, filters: conv.filters, channels: layer.input.channels)
+            weights[layer.index] = parameters.prepared(for: method, channels: layer.input.channels, output: layer.output)
         }
         return weights
     }

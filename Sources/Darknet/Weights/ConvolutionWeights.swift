@@ -10,24 +10,29 @@ public struct ConvolutionWeights: Sendable {
     public var weights: [Float]
     /// `filters`.
     public var biases: [Float]
-    /// The weights transformed for Winograd (`positions × filters × C`), when the layer runs
-    /// Winograd; `weights` is then emptied so the model is not held twice. For the streamed
-    /// F(2×2) they are the plain weights in `Winograd.reorderTapMajor` order (`filters × 9 × C`).
+    /// The weights transformed for Winograd (`positions × filters × C`, or `positions × C ×
+    /// filters` tile-major), when the layer runs Winograd; `weights` is then emptied so the
+    /// model is not held twice. For the streamed F(2×2) they are the plain weights in
+    /// `Winograd.reorderTapMajor` order (`filters × 9 × C`).
     public var winograd: [Float]?
     /// Which Winograd F(m×m, 3×3) `winograd` is for.
     var winogradVariant: Winograd.Variant?
     /// True when `winograd` holds tap-major plain weights for `Winograd.streamedProducts`.
     var winogradStreamed = false
+    /// How the products run, and so how `winograd` is laid out (`Winograd.orientation`).
+    var winogradOrientation = Winograd.Orientation.filterMajor
 
     public init(weights: [Float], biases: [Float]) {
         self.weights = weights
         self.biases = biases
     }
 
-    /// These parameters ready for `method`: transformed (and the plain copy dropped) for
-    /// Winograd, reordered in place for the streamed F(2×2), unchanged otherwise.
-    /// Already-prepared parameters stay as they are.
-    consuming func prepared(for method: ConvolutionMethod, filters: Int, channels: Int) -> ConvolutionWeights {
+    /// These parameters ready for `method` on a layer with `channels` inputs and an `output` of
+    /// `filters` planes: transformed (and the plain copy dropped) for Winograd, in the
+    /// orientation `Winograd.orientation` gives the output's size; reordered in place for the
+    /// streamed F(2×2); unchanged otherwise. Already-prepared parameters stay as they are.
+    consuming func prepared(for method: ConvolutionMethod, channels: Int, output: TensorShape) -> ConvolutionWeights {
+        let filters = output.channels
         guard let variant = method.winogradVariant, winograd == nil else { return self }
         winogradVariant = variant
         if method == .winogradF2Streamed {
@@ -41,18 +46,23 @@ public struct ConvolutionWeights: Sendable {
             return self
         }
         self = weights.withUnsafeBufferPointer {
-            ConvolutionWeights(transforming: $0, variant, biases: biases, filters: filters, channels: channels)
+            ConvolutionWeights(transforming: $0, variant, biases: biases, channels: channels, output: output)
         }
         return self
     }
 
     /// Parameters for pre-transformed Winograd `variant`, from folded plain weights
-    /// (`filters × channels × 3 × 3`): only the transformed ones are kept.
+    /// (`filters × channels × 3 × 3`, `filters = output.channels`): only the transformed ones are
+    /// kept, in the orientation `Winograd.orientation` gives the output's size.
     init(transforming plain: UnsafeBufferPointer<Float>, _ variant: Winograd.Variant, biases: [Float],
-         filters: Int, channels: Int) {
+         channels: Int, output: TensorShape) {
         self.init(weights: [], biases: biases)
-        winograd = Winograd.transformWeights(variant, plain, filters: filters, channels: channels)
+        let orientation = Winograd.orientation(variant, channels: channels, filters: output.channels,
+                                               outHeight: output.height, outWidth: output.width)
+        winograd = Winograd.transformWeights(variant, plain, filters: output.channels, channels: channels,
+                                             orientation: orientation)
         winogradVariant = variant
+        winogradOrientation = orientation
     }
 
     /// Bytes of parameters held (plain or transformed weights, and biases).

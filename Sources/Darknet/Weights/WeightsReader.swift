@@ -208,16 +208,16 @@ public enum WeightsReader {
                 }
                 offset += byteCount
             }
-            if case .convolutional(let conv) = layer.kind {
+            if case .convolutional = layer.kind {
                 let biases = folding?.biases ?? arrays[0]
                 let channels = layer.input.channels
                 if let variant {
                     let plain = UnsafeBufferPointer(rebasing: scratch[0..<parts.last!.count])
                     result[layer.index] = ConvolutionWeights(transforming: plain, variant, biases: biases,
-                                                             filters: conv.filters, channels: channels)
+                                                             channels: channels, output: layer.output)
                 } else {
                     let plain = ConvolutionWeights(weights: arrays.removeLast(), biases: biases)
-                    result[layer.index] = method.map { plain.prepared(for: $0, filters: conv.filters, channels: channels) } ?? plain
+                    result[layer.index] = method.map { plain.prepared(for: $0, channels: channels, output: layer.output) } ?? plain
                 }
             } else {
                 result[layer.index] = fold(layer, consume arrays, transpose: transposesConnected(header))
