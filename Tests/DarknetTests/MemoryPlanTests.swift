@@ -52,7 +52,52 @@ final class MemoryPlanTests: XCTestCase {
         }
     }
 
-    /// The checks catch a plan that reuses floats too early, or a route source off its slice.
+    /// yolov3's 23 shortcuts each follow a convolution read by nothing else: all in place, and
+    /// the arena is no larger than with a block of their own.
+    func testYolov3ShortcutsAreInPlace() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
+        let plan = MemoryPlan(layers: model.layers)
+        let shortcuts = model.layers.filter { if case .shortcut = $0.kind { return true } else { return false } }
+        XCTAssertEqual(shortcuts.count, 23)
+        for shortcut in shortcuts { XCTAssertTrue(plan.shortcutInPlace[shortcut.index], "shortcut \(shortcut.index)") }
+        XCTAssertLessThanOrEqual(plan.arenaFloats, MemoryPlan(layers: model.layers, inPlaceShortcuts: false).arenaFloats)
+    }
+
+    /// Fused shortcuts change nothing: unobserved (each convolution adds its shortcut's source
+    /// in its epilogue), the outputs are the bits of the plan where every shortcut adds into its
+    /// own block, for every convolution method (Winograd both ways round, streamed, im2col in
+    /// whole matrices and in bands), one image and two.
+    func testFusedShortcutsGiveTheSameOutputs() throws {
+        let saved = (Im2colBands.bandFloats, Im2colBands.minimumColumns)
+        defer { (Im2colBands.bandFloats, Im2colBands.minimumColumns) = saved }
+        var generator = SplitMix64(state: 21)
+        var fused = 0
+        for trial in 0..<60 {
+            let text = Self.randomCfg(&generator)
+            let model = try ModelDescription(text: text)
+            fused += MemoryPlan(layers: model.layers).shortcutInPlace.filter { $0 }.count
+            let bytes = SyntheticWeights.bytes(for: model, seed: UInt64(trial))
+            let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+            let image = SyntheticWeights.input(model.inputShape)
+            for algorithm in [ConvolutionAlgorithm.im2col, .winograd, .winogradF2, .winogradF2Streamed] {
+                // Bands on the 8×8 images every other trial (`Im2colBands`: 2 rows a band).
+                (Im2colBands.bandFloats, Im2colBands.minimumColumns) = trial % 2 == 0 ? saved : (16, 8)
+                for batch in [1, 2] {
+                    let input = Array([[Float]](repeating: image, count: batch).joined())
+                    let outputs = try [true, false].map { inPlace in
+                        try Network(model: model, weights: weights, algorithm: algorithm, batch: batch, inPlaceRoutes: true,
+                                    inPlaceShortcuts: inPlace).forward(input).map(\.values)
+                    }
+                    XCTAssertEqual(outputs[0].map { $0.map(\.bitPattern) }, outputs[1].map { $0.map(\.bitPattern) },
+                                   "trial \(trial), \(algorithm), batch \(batch):\n\(text)")
+                }
+            }
+        }
+        XCTAssertGreaterThanOrEqual(fused, 8, "the random cfgs should fuse shortcuts")
+    }
+
+    /// The checks catch a plan that reuses floats too early, a route source off its slice, or a
+    /// shortcut in place where it cannot be.
     func testChecksFindBrokenPlans() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
         var early = MemoryPlan(layers: model.layers)
@@ -61,10 +106,18 @@ final class MemoryPlanTests: XCTestCase {
         var offSlice = MemoryPlan(layers: model.layers)
         offSlice.offsetOfLayer[85] += 16  // the upsample feeding route 86
         XCTAssertFalse(Self.problems(offSlice, model.layers).isEmpty)
+        var offConvolution = MemoryPlan(layers: model.layers)
+        offConvolution.offsetOfLayer[4] += 16  // shortcut 4, in place over convolution 3
+        XCTAssertFalse(Self.problems(offConvolution, model.layers).isEmpty)
+        var notShortcut = MemoryPlan(layers: model.layers)
+        notShortcut.shortcutInPlace[6] = true  // a convolution over convolution 5, which layer 8 reads too
+        notShortcut.offsetOfLayer[6] = notShortcut.offsetOfLayer[5]
+        XCTAssertFalse(Self.problems(notShortcut, model.layers).isEmpty)
     }
 
-    /// In-place routes change nothing: every layer's output equals the plan that copies.
-    func testInPlaceRoutesGiveTheSameOutputsAsCopies() throws {
+    /// In-place routes and shortcuts change nothing: every layer's output (observed, so each
+    /// in-place shortcut adds in place) equals the plan where routes copy and shortcuts have blocks of their own.
+    func testInPlaceRoutesAndShortcutsGiveTheSameOutputsAsCopies() throws {
         var generator = SplitMix64(state: 9)
         for trial in 0..<20 {
             let text = Self.randomCfg(&generator)
@@ -73,7 +126,7 @@ final class MemoryPlanTests: XCTestCase {
             let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
             let input = SyntheticWeights.input(model.inputShape)
             var copied: [[Float]] = []
-            try Network(model: model, weights: weights, algorithm: .auto, inPlaceRoutes: false)
+            try Network(model: model, weights: weights, algorithm: .auto, inPlaceRoutes: false, inPlaceShortcuts: false)
                 .forward(input) { _, values in copied.append(Array(values)) }
             var inPlace: [[Float]] = []
             try Network(model: model, weights: weights, algorithm: .auto, inPlaceRoutes: true)
@@ -86,7 +139,9 @@ final class MemoryPlanTests: XCTestCase {
     /// - an in-place route's sources sit back to back at its offset (one source: its block `group_id` at the route's offset);
     /// - between a layer's write and the last read of its value (directly, or through the
     ///   in-place routes containing it; `[yolo]` and the last layer: to the end), no other
-    ///   layer writes floats overlapping it;
+    ///   layer writes floats overlapping it, except an in-place shortcut over its convolution's
+    ///   output, which must sit at that output, read by nothing else, with a source of the same
+    ///   shape other than that convolution (alpha = beta = 1, linear);
     /// - every output fits in the arena.
     static func check(_ plan: MemoryPlan, _ layers: [Layer], _ name: String, batch: Int = 1,
                       file: StaticString = #filePath, line: UInt = #line) {
@@ -120,15 +175,31 @@ final class MemoryPlanTests: XCTestCase {
                 if route.sources.count > 1 { offset += layers[source].output.count * batch }
             }
         }
+        for layer in layers where plan.shortcutInPlace[layer.index] {
+            let conv = layer.index - 1
+            guard case .shortcut(let shortcut) = layer.kind, conv >= 0, case .convolutional = layers[conv].kind,
+                  shortcut.sources == [shortcut.source], shortcut.source != conv,
+                  layers[shortcut.source].output == layer.output, shortcut.alpha == 1, shortcut.beta == 1,
+                  shortcut.activation == .linear else {
+                problems.append("layer \(layer.index): in place, but not a shortcut its convolution can add")
+                continue
+            }
+            if plan.offsetOfLayer[layer.index] != plan.offsetOfLayer[conv] {
+                problems.append("shortcut \(layer.index): not at its convolution's output")
+            }
+            if lastRead[conv] != layer.index { problems.append("shortcut \(layer.index): layer \(conv) is read after it") }
+        }
         func writes(_ b: Int) -> Bool {
             if case .route = layers[b].kind { return !plan.routeInPlace[b] }
             return true
         }
+        /// An in-place shortcut writes over its convolution's output by design.
+        func inPlace(_ a: Int, _ b: Int) -> Bool { plan.shortcutInPlace[b] && a == b - 1 }
         for a in 0..<count {
             let lowA = plan.offsetOfLayer[a], highA = lowA + layers[a].output.count * batch
             if highA > plan.arenaFloats { problems.append("layer \(a) outside the arena") }
             guard a + 1 < count else { continue }
-            for b in (a + 1)..<min(lastRead[a] + 1, count) where writes(b) {
+            for b in (a + 1)..<min(lastRead[a] + 1, count) where writes(b) && !inPlace(a, b) {
                 let lowB = plan.offsetOfLayer[b], highB = lowB + layers[b].output.count * batch
                 if lowB < highA && lowA < highB {
                     problems.append("layer \(b) overwrites layer \(a)'s output before layer \(lastRead[a]) reads it")

@@ -18,13 +18,15 @@ extension Winograd {
     /// floats of workspace.
     ///
     /// `orientation` must be the one `transformed` was made for (`.tileMajor`: the products and
-    /// the output transform of `WinogradTileMajor.swift`; not streamed).
+    /// the output transform of `WinogradTileMajor.swift`; not streamed). `residual` (laid out as
+    /// `output`) is added after the activation (`Convolutional.biasActivation`).
     static func forward(_ variant: Variant, input: UnsafePointer<Float>, channels: Int, height: Int, width: Int, pad: Int,
                         output: UnsafeMutablePointer<Float>, filters: Int, outHeight: Int, outWidth: Int,
                         transformed: UnsafePointer<Float>, biases: UnsafePointer<Float>, activation: Activation,
                         workspace: UnsafeMutablePointer<Float>, batch: Int = 1, inputStride: Int = 0, outputStride: Int = 0,
                         inputChannelStride: Int? = nil, outputChannelStride: Int? = nil, streamed: Bool = false,
-                        orientation: Orientation = .filterMajor, timer: inout PhaseTimer?) {
+                        orientation: Orientation = .filterMajor, residual: UnsafePointer<Float>? = nil,
+                        timer: inout PhaseTimer?) {
         precondition(!streamed || variant == .f2, "Winograd.forward: only F(2×2) is streamed")
         precondition(!streamed || orientation == .filterMajor, "Winograd.forward: streamed products are filter-major")
         let grid = tiles(variant, outHeight: outHeight, outWidth: outWidth)
@@ -32,7 +34,7 @@ extension Winograd {
                             batch: batch)
         var block = Block(variant: variant, input: input, channels: channels, output: output, filters: filters, transformed: transformed,
                           biases: biases, activation: activation, workspace: workspace, streamed: streamed,
-                          orientation: orientation, images: pass.images,
+                          orientation: orientation, residual: residual, images: pass.images,
                           inputStride: inputStride, outputStride: outputStride,
                           inputChannelStride: inputChannelStride ?? height * width,
                           outputChannelStride: outputChannelStride ?? outHeight * outWidth,
@@ -41,6 +43,7 @@ extension Winograd {
         for image in Swift.stride(from: 0, to: batch, by: pass.images) {
             block.input = input + image * inputStride
             block.output = output + image * outputStride
+            block.residual = residual.map { $0 + image * outputStride }
             for first in Swift.stride(from: 0, to: grid.rows, by: pass.tileRows) {
                 block.geometry.firstTileRow = first
                 block.geometry.tileRows = min(pass.tileRows, grid.rows - first)
@@ -84,6 +87,7 @@ extension Winograd {
         var workspace: UnsafeMutablePointer<Float>
         var streamed: Bool
         var orientation: Orientation
+        var residual: UnsafePointer<Float>?
         var images: Int
         var inputStride: Int
         var outputStride: Int
@@ -122,14 +126,14 @@ extension Winograd {
             }
             timer?.lap(\.im2col)
 
-            let (biases, activation) = (self.biases, self.activation)
+            let (biases, activation, residual) = (self.biases, self.activation, self.residual)
             if orientation == .tileMajor {
                 tileMajorProducts(positions: positions, channels: channels, filters: filters, transformed: transformed,
                                   v: v, m: m, rowStride: rowStride, tileCount: tileCount, perImage: perImage, images: images)
                 timer?.lap(\.gemm)
                 transformOutputTileMajor(variant, m, g, filters: filters, rowStride: rowStride, tileCount: tileCount, images: images,
                                          output: output, outputStride: outputStride, outPlane: outPlane,
-                                         biases: biases, activation: activation,
+                                         biases: biases, activation: activation, residual: residual,
                                          scratch: room ? (scratch, scratchSize) : nil)
                 timer?.lap(\.epilogue)
                 return
@@ -140,7 +144,7 @@ extension Winograd {
                 for b in 0..<images {
                     transformOutput(variant, mPlane + b * perImage, g, positionStride: positionStride,
                                     into: output + b * outputStride + f * outPlane, bias: biases[f], activation: activation,
-                                    rows: rows)
+                                    rows: rows, residual: residual.map { $0 + b * outputStride + f * outPlane })
                 }
             }
             let transformed = self.transformed
@@ -232,10 +236,10 @@ extension Winograd {
     /// `Y = Aᵀ M A` for every tile of one filter (in the block's tile rows), plus bias and
     /// activation, written into the `outHeight × outWidth` plane (tiles past the edge are cut).
     /// Both passes run over all tiles at once; a last pass interleaves the m×m tiles into rows
-    /// and applies the epilogue.
+    /// and applies the epilogue (`residual`: the plane's fused shortcut source).
     static func transformOutput(_ variant: Variant, _ mPlane: UnsafePointer<Float>, _ g: Geometry, positionStride: Int,
                                 into plane: UnsafeMutablePointer<Float>, bias: Float, activation: Activation,
-                                rows: UnsafeMutablePointer<Float>) {
+                                rows: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil) {
         let tw = g.tileColumns, m = variant.tile, w = variant.window
         let count = g.tileRows * tw
         let z = rows                   // z[r][j][t]: columns combined
@@ -271,7 +275,8 @@ extension Winograd {
             case .f4: mergePhases(4, source, stride: count, width: g.outWidth, into: row)
             case .f2: mergePhases(2, source, stride: count, width: g.outWidth, into: row)
             }
-            Convolutional.biasActivation(row, count: g.outWidth, bias: bias, activation: activation)
+            Convolutional.biasActivation(row, count: g.outWidth, bias: bias, activation: activation,
+                                         adding: residual.map { $0 + (top + local) * g.outWidth })
         }
     }
 

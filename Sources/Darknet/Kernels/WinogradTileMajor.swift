@@ -68,7 +68,8 @@ extension Winograd {
     static func transformOutputTileMajor(_ variant: Variant, _ m: UnsafePointer<Float>, _ g: Geometry, filters: Int,
                                          rowStride: Int, tileCount: Int, images: Int, output: UnsafeMutablePointer<Float>,
                                          outputStride: Int, outPlane: Int, biases: UnsafePointer<Float>,
-                                         activation: Activation, scratch: (UnsafeMutablePointer<Float>, size: Int)?) {
+                                         activation: Activation, residual: UnsafePointer<Float>?,
+                                         scratch: (UnsafeMutablePointer<Float>, size: Int)?) {
         let perImage = g.tileRows * g.tileColumns
         let (lanes, tile) = (tileMajorLanes, variant.tile)
         let blockFilters = tileMajorBlockFilters
@@ -94,8 +95,9 @@ extension Winograd {
                     }
                 }
                 for i in 0..<count {
-                    Convolutional.biasActivation(planes + i * outPlane + top * g.outWidth, count: rows * g.outWidth,
-                                                 bias: biases[first + i], activation: activation)
+                    let at = b * outputStride + (first + i) * outPlane + top * g.outWidth
+                    Convolutional.biasActivation(output + at, count: rows * g.outWidth, bias: biases[first + i],
+                                                 activation: activation, adding: residual.map { $0 + at })
                 }
             }
         }

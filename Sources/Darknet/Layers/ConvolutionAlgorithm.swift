@@ -56,12 +56,13 @@ extension Convolutional {
 extension ModelDescription {
     /// Memory a running process holds besides the parameters, the activation arena and the
     /// workspace: the Swift runtime and Foundation, OpenBLAS's per-thread buffers, thread
-    /// stacks, the decoded photo, its letterboxed copy and the decoded candidates. Measured with
-    /// `darknet-swift detect` of yolov3 (synthetic weights, im2col everywhere, 2 threads,
-    /// 2026-11-22): peak 334,868 KiB at 416 (342.9 MB, of which parameters + arena + workspace
-    /// 300.4 MB: 42.5 MB other) and 392,644 KiB at 608 (402.1 MB against 350.6: 51.5 MB other).
-    /// 56 MiB (58.7 MB) keeps 7 MB in hand at 608.
-    public static let processReserveBytes = 56 << 20
+    /// stacks, the decoded photo, its letterboxed copy and the decoded candidates; the last ones
+    /// grow with the input. Measured with `darknet-swift detect` of yolov3 (synthetic weights,
+    /// im2col everywhere, 2 threads, 2026-11-23): peak 323,076 KiB at 416 (330.8 MB, of which
+    /// parameters + arena + workspace 289.3 MB: 41.5 MB other), 368,448 KiB at 608 (50.5 MB
+    /// other), 431,100 KiB at 800 (62.5 MB other): about 33.6 MB + 45 bytes per input pixel.
+    /// 36 MiB + 48 bytes a pixel keeps 4.5–6 MB in hand at all three sizes.
+    public var processReserveBytes: Int { (36 << 20) + 48 * inputShape.width * inputShape.height }
     /// Bytes `auto` may always spend on transformed weights, whatever the budget says (small
     /// models such as yolov3-tiny, 35 MB of weights: every process holds more than twice that).
     public static let winogradMemoryFloor = 32 << 20
@@ -75,7 +76,7 @@ extension ModelDescription {
     /// parameters after the plain parameters, the activation arena (`MemoryPlan`), the workspace
     /// and `processReserveBytes`, but at least `winogradMemoryFloor`; a layer whose workspace
     /// is larger than the others' pays for the growth too. So the choice depends on the input
-    /// size: yolov3's arena is 44 MB at 416 and 95 MB at 608.
+    /// size: yolov3's arena is 33 MB at 416 and 71 MB at 608.
     ///
     /// It takes the Winograd-eligible layers with at least 16 input channels (below that the
     /// GEMMs are too thin to pay for the transforms: yolov3's first layer ran at 0.6× the
@@ -116,7 +117,7 @@ extension ModelDescription {
             let float = MemoryLayout<Float>.stride
             var workspace = Network.workspaceCount(for: self, methods: methods, batch: batch)
             let parameters = WeightsReader.parameterBytes(for: self)
-            let held = parameters + activationBytes(batch: batch) + workspace * float + Self.processReserveBytes
+            let held = parameters + activationBytes(batch: batch) + workspace * float + processReserveBytes
             var budget = max(2 * parameters - held, Self.winogradMemoryFloor)
             // One output size at a time, largest first: F(4×4) for all of its layers if they
             // all fit, else F(2×2) for as many as fit (yolov3 at 608: F(2×2) on all eleven 38×38

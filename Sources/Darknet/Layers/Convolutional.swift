@@ -187,17 +187,20 @@ public struct Convolutional: Sendable, Hashable {
     /// (the first layer's `k` = 27, the first downsampling layers') run band by band instead, each worker unfolding, multiplying
     /// and finishing its own bands of output rows (`Im2colBands`). `segments` makes the GEMM cut
     /// each image's columns as if it were alone, so a batch gives each image its own bits.
+    ///
+    /// `residual` (laid out as `output`): added to every output after the activation, the
+    /// `[shortcut]` that follows computed here (`MemoryPlan.fusesShortcut`).
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
                  outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>,
-                 batch: Int = 1) {
+                 batch: Int = 1, residual: UnsafePointer<Float>? = nil) {
         var noTimer: PhaseTimer? = nil
         forward(input: input, inputShape: inputShape, output: output, outputShape: outputShape,
-                weights: weights, workspace: workspace, batch: batch, timer: &noTimer)
+                weights: weights, workspace: workspace, batch: batch, residual: residual, timer: &noTimer)
     }
 
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
                  outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>,
-                 batch: Int = 1, timer: inout PhaseTimer?) {
+                 batch: Int = 1, residual: UnsafePointer<Float>? = nil, timer: inout PhaseTimer?) {
         let spatial = outputShape.height * outputShape.width
         let inputPlane = inputShape.height * inputShape.width
         if let transformed = weights.winograd, let variant = weights.winogradVariant {
@@ -210,7 +213,7 @@ public struct Convolutional: Sendable, Hashable {
                                      workspace: workspace, batch: batch, inputStride: inputPlane, outputStride: spatial,
                                      inputChannelStride: batch * inputPlane, outputChannelStride: batch * spatial,
                                      streamed: weights.winogradStreamed, orientation: weights.winogradOrientation,
-                                     timer: &timer)
+                                     residual: residual, timer: &timer)
                 }
             }
             return
@@ -230,7 +233,8 @@ public struct Convolutional: Sendable, Hashable {
                     let groupBiases = bias.baseAddress! + group * filtersPerGroup
                     let activation = self.activation
                     func epilogue(_ row: Int, _ start: UnsafeMutablePointer<Float>, _ count: Int) {
-                        Self.biasActivation(start, count: count, bias: groupBiases[row], activation: activation)
+                        Self.biasActivation(start, count: count, bias: groupBiases[row], activation: activation,
+                                            adding: residual.map { $0 + output.distance(to: start) })
                     }
                     let timed = timer != nil
                     let groupInput = input + group * channelsPerGroup * channelStride
@@ -295,9 +299,11 @@ public struct Convolutional: Sendable, Hashable {
 
     /// `x = activation(x + bias)` over `count` contiguous floats: the epilogue of one filter
     /// plane (or row). Linear, leaky, relu and logistic in one pass; the others add then call
-    /// `Activation.apply`. Bit for bit `epilogueReference`'s values.
+    /// `Activation.apply`. Bit for bit `epilogueReference`'s values. `residual`: then
+    /// `x = x + residual[i]`, the fused `[shortcut]` that follows (`Shortcut.forward`'s sum).
     @inline(__always)
-    static func biasActivation(_ plane: UnsafeMutablePointer<Float>, count: Int, bias: Float, activation: Activation) {
+    static func biasActivation(_ plane: UnsafeMutablePointer<Float>, count: Int, bias: Float, activation: Activation,
+                               adding residual: UnsafePointer<Float>? = nil) {
         switch activation {
         case .linear:
             for i in 0..<count { plane[i] += bias }
@@ -316,6 +322,9 @@ public struct Convolutional: Sendable, Hashable {
         default:
             for i in 0..<count { plane[i] += bias }
             activation.apply(plane, count: count, parallel: false)  // the epilogue's workers already split
+        }
+        if let residual {
+            for i in 0..<count { plane[i] = plane[i] + residual[i] }
         }
     }
 

@@ -15,6 +15,12 @@
 ///   output has one address) and only without `groups`; otherwise the route copies, as
 ///   darknet does.
 /// The block then lives from its first member's write to the last read of any member.
+///
+/// Shortcuts cost almost nothing: a same-shape `[shortcut]` (alpha = beta = 1, linear) right
+/// after a convolution whose output nothing else reads shares its storage with that convolution
+/// (`shortcutInPlace`; the convolution writes into the shortcut's block or route slice).
+/// `Network` then has the convolution add the shortcut's source in its epilogue (or, when every
+/// layer's output is observed, the shortcut adds it in place).
 /// Blocks are placed first-fit by offset among the blocks whose intervals intersect.
 ///
 /// With `batch` images every output holds `batch` times its floats, channel-major
@@ -39,11 +45,13 @@ struct MemoryPlan: Equatable {
     var arenaFloats: Int
     /// Routes whose output is already in place (their forward does nothing).
     var routeInPlace: [Bool]
+    /// Shortcuts whose output is their convolution's (`fusesShortcut`).
+    var shortcutInPlace: [Bool]
 
     /// Offsets are rounded to 16 floats (64 bytes) so every block starts on a cache line.
     static let alignment = 16
 
-    init(layers: [Layer], batch: Int = 1, inPlaceRoutes: Bool = true) {
+    init(layers: [Layer], batch: Int = 1, inPlaceRoutes: Bool = true, inPlaceShortcuts: Bool = true) {
         let count = layers.count
         var lastUse = Array(0..<count)
         for layer in layers {
@@ -78,8 +86,19 @@ struct MemoryPlan: Equatable {
                 routeInPlace[layer.index] = true
             }
         }
-        // Resolve chains: aliases point to earlier layers, slices to later multi-source routes,
-        // so no chain loops (a single-source route is never anyone's slice target).
+        var shortcutInPlace = [Bool](repeating: false, count: count)
+        if inPlaceShortcuts {
+            // The convolution writes into the shortcut's storage (its own block, or its slice
+            // of a route): a forward link, like a route source's.
+            for layer in layers where Self.fusesShortcut(layer, layers: layers) && lastUse[layer.index - 1] == layer.index
+                && parent[layer.index - 1] == nil {
+                parent[layer.index - 1] = (layer.index, 0)
+                shortcutInPlace[layer.index] = true
+            }
+        }
+        // Resolve chains: aliases point to earlier layers, slices to later multi-source routes and
+        // fused convolutions to their shortcut, so no chain loops (a single-source route is never
+        // anyone's slice target, and a fused convolution is read by its shortcut alone).
         var root = Array(0..<count)
         var offsetInRoot = [Int](repeating: 0, count: count)
         for index in 0..<count {
@@ -118,6 +137,19 @@ struct MemoryPlan: Equatable {
         self.offsetOfLayer = (0..<count).map { blocks[blockOfRoot[root[$0]]].offset + offsetInRoot[$0] }
         self.arenaFloats = blocks.map { $0.offset + $0.count }.max() ?? 0
         self.routeInPlace = routeInPlace
+        self.shortcutInPlace = shortcutInPlace
+    }
+
+    /// True for a `[shortcut]` its previous layer, a convolution, can compute in its epilogue:
+    /// one source other than that convolution, of the same shape, alpha = beta = 1 and a linear
+    /// activation (darknet's `out = 1·conv + 1·source`, the same float sum). The plan also needs
+    /// the convolution's output to be read by the shortcut alone.
+    static func fusesShortcut(_ layer: Layer, layers: [Layer]) -> Bool {
+        guard case .shortcut(let shortcut) = layer.kind, layer.index > 0, !shortcut.isMultilayer,
+              shortcut.alpha == 1, shortcut.beta == 1, shortcut.activation == .linear,
+              shortcut.source != layer.index - 1, layers[shortcut.source].output == layer.output,
+              case .convolutional = layers[layer.index - 1].kind else { return false }
+        return true
     }
 
     /// Floats allocated for all activations.

@@ -46,9 +46,10 @@ public final class Network {
         try self.init(model: model, weights: weights, algorithm: algorithm, batch: batch, inPlaceRoutes: true)
     }
 
-    /// `inPlaceRoutes: false` makes every multi-source route copy (tests compare both plans).
+    /// `inPlaceRoutes: false` makes every multi-source route copy, `inPlaceShortcuts: false`
+    /// every shortcut add into its own block (tests compare the plans).
     init(model: ModelDescription, weights: consuming [Int: ConvolutionWeights], algorithm: ConvolutionAlgorithm,
-         batch: Int = 1, inPlaceRoutes: Bool) throws {
+         batch: Int = 1, inPlaceRoutes: Bool, inPlaceShortcuts: Bool = true) throws {
         guard (1...Self.maximumBatch).contains(batch) else { throw NetworkError.invalidBatch(batch, maximum: Self.maximumBatch) }
         self.model = model
         self.batch = batch
@@ -57,7 +58,8 @@ public final class Network {
             throw NetworkError.missingParameters(layer: layer.index, type: layer.typeName)
         }
         self.parameters = model.layers.map { prepared[$0.index] }
-        let plan = MemoryPlan(layers: model.layers, batch: batch, inPlaceRoutes: inPlaceRoutes)
+        let plan = MemoryPlan(layers: model.layers, batch: batch, inPlaceRoutes: inPlaceRoutes,
+                              inPlaceShortcuts: inPlaceShortcuts)
         self.plan = plan
         let workspaceCount = Self.workspaceCount(for: model, methods: model.layers.map { layer in
             guard case .convolutional = layer.kind else { return nil }
@@ -242,17 +244,21 @@ public final class Network {
         }
     }
 
+    /// Unobserved, a convolution followed by an in-place shortcut adds the shortcut's source in
+    /// its epilogue and the shortcut does nothing; observed, each layer's own output is seen
+    /// (the shortcut adds in place).
     private func run(_ input: UnsafePointer<Float>, observer: ((Layer, UnsafeBufferPointer<Float>) -> Void)?,
                      times: inout [LayerTime]?) {
+        let fuse = observer == nil
         for layer in model.layers {
             if times == nil {
                 var noTimer: PhaseTimer? = nil
-                run(layer, networkInput: input, timer: &noTimer)
+                run(layer, networkInput: input, fuse: fuse, timer: &noTimer)
             } else {
                 let start = ProfileClock.now()
                 var timer: PhaseTimer? = nil
                 if case .convolutional = layer.kind { timer = PhaseTimer() }
-                run(layer, networkInput: input, timer: &timer)
+                run(layer, networkInput: input, fuse: fuse, timer: &timer)
                 let end = ProfileClock.now()
                 times?.append(LayerTime(layer: layer.index, seconds: ProfileClock.seconds(from: start, to: end),
                                         phases: timer?.phases))
@@ -280,7 +286,7 @@ public final class Network {
 
     /// One layer on the whole batch. Per-plane layers see `C·batch` planes (`planes`); yolo
     /// and batchnorm see each channel's `batch` planes as one taller plane (`stacked`).
-    private func run(_ layer: Layer, networkInput: UnsafePointer<Float>, timer: inout PhaseTimer?) {
+    private func run(_ layer: Layer, networkInput: UnsafePointer<Float>, fuse: Bool, timer: inout PhaseTimer?) {
         let out = output(of: layer.index)
         let previous: UnsafePointer<Float> = layer.index == 0 ? networkInput : UnsafePointer(output(of: layer.index - 1))
         let batch = self.batch
@@ -293,8 +299,13 @@ public final class Network {
         switch layer.kind {
         case .convolutional(let conv):
             guard let weights = parameters[layer.index] else { preconditionFailure("convolution \(layer.index) has no weights") }
+            var residual: UnsafePointer<Float>? = nil
+            if fuse, layer.index + 1 < model.layers.count, plan.shortcutInPlace[layer.index + 1],
+               case .shortcut(let shortcut) = model.layers[layer.index + 1].kind {
+                residual = UnsafePointer(output(of: shortcut.source))
+            }
             conv.forward(input: previous, inputShape: layer.input, output: out, outputShape: layer.output,
-                         weights: weights, workspace: workspace, batch: batch, timer: &timer)
+                         weights: weights, workspace: workspace, batch: batch, residual: residual, timer: &timer)
         case .maxpool(let pool):
             if let outChannels = pool.depthChannels {
                 eachImage(layer, previous, out) {
@@ -309,6 +320,8 @@ public final class Network {
             if plan.routeInPlace[layer.index] { break }
             route.forward(sources: route.sources.map { (UnsafePointer(output(of: $0)), model.layers[$0].output.count * batch) },
                           output: out)
+        case .shortcut where fuse && plan.shortcutInPlace[layer.index]:
+            break  // added by the convolution before it
         case .shortcut(let shortcut) where shortcut.isMultilayer:
             shortcut.forwardMultilayer(input: previous, shape: layer.output,
                                        sources: shortcut.sources.map { UnsafePointer(output(of: $0)) },
