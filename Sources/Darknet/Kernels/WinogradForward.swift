@@ -242,30 +242,8 @@ extension Winograd {
                                 rows: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil) {
         let tw = g.tileColumns, m = variant.tile, w = variant.window
         let count = g.tileRows * tw
-        let z = rows                   // z[r][j][t]: columns combined
         let y = rows + m * w * count   // y[r][s][t]: the m×m outputs of every tile
-        func mp(_ i: Int, _ j: Int) -> UnsafePointer<Float> { mPlane + (i * w + j) * positionStride }
-        func zp(_ r: Int, _ j: Int) -> UnsafeMutablePointer<Float> { z + (r * w + j) * count }
-        func yp(_ r: Int, _ s: Int) -> UnsafeMutablePointer<Float> { y + (r * m + s) * count }
-        for j in 0..<w {
-            switch variant {
-            case .f4:
-                outputTransform6(count, (mp(0, j), mp(1, j), mp(2, j), mp(3, j), mp(4, j), mp(5, j)),
-                                 (zp(0, j), zp(1, j), zp(2, j), zp(3, j)))
-            case .f2:
-                outputTransform4(count, (mp(0, j), mp(1, j), mp(2, j), mp(3, j)), (zp(0, j), zp(1, j)))
-            }
-        }
-        for r in 0..<m {
-            func source(_ j: Int) -> UnsafePointer<Float> { UnsafePointer(zp(r, j)) }
-            switch variant {
-            case .f4:
-                outputTransform6(count, (source(0), source(1), source(2), source(3), source(4), source(5)),
-                                 (yp(r, 0), yp(r, 1), yp(r, 2), yp(r, 3)))
-            case .f2:
-                outputTransform4(count, (source(0), source(1), source(2), source(3)), (yp(r, 0), yp(r, 1)))
-            }
-        }
+        outputTransform(variant, count: count, mPlane, positionStride: positionStride, z: rows, y: y)
         let top = g.firstTileRow * m
         for local in 0..<min(g.outHeight - top, g.tileRows * m) {
             let ty = local / m, r = local % m
@@ -277,6 +255,38 @@ extension Winograd {
             }
             Convolutional.biasActivation(row, count: g.outWidth, bias: bias, activation: activation,
                                          adding: residual.map { $0 + (top + local) * g.outWidth })
+        }
+    }
+
+    /// `Y = Aᵀ M A` for `count` tiles (or, tile-major, filters) at once, in two passes: the
+    /// columns (`z[r][j]`, the m·window runs of `z`), then the rows (`Y[r][s]`, the m² runs of
+    /// `y`). Position (i, j) of M is the run at `m + (i·window + j)·positionStride`; every run
+    /// holds `count` floats. Both orientations go through here: the same operations on each value.
+    @inline(__always)
+    static func outputTransform(_ variant: Variant, count: Int, _ m: UnsafePointer<Float>, positionStride: Int,
+                                z: UnsafeMutablePointer<Float>, y: UnsafeMutablePointer<Float>) {
+        let tile = variant.tile, w = variant.window
+        func mp(_ i: Int, _ j: Int) -> UnsafePointer<Float> { m + (i * w + j) * positionStride }
+        func zp(_ r: Int, _ j: Int) -> UnsafeMutablePointer<Float> { z + (r * w + j) * count }
+        func yp(_ r: Int, _ s: Int) -> UnsafeMutablePointer<Float> { y + (r * tile + s) * count }
+        for j in 0..<w {
+            switch variant {
+            case .f4:
+                outputTransform6(count, (mp(0, j), mp(1, j), mp(2, j), mp(3, j), mp(4, j), mp(5, j)),
+                                 (zp(0, j), zp(1, j), zp(2, j), zp(3, j)))
+            case .f2:
+                outputTransform4(count, (mp(0, j), mp(1, j), mp(2, j), mp(3, j)), (zp(0, j), zp(1, j)))
+            }
+        }
+        for r in 0..<tile {
+            func source(_ j: Int) -> UnsafePointer<Float> { UnsafePointer(zp(r, j)) }
+            switch variant {
+            case .f4:
+                outputTransform6(count, (source(0), source(1), source(2), source(3), source(4), source(5)),
+                                 (yp(r, 0), yp(r, 1), yp(r, 2), yp(r, 3)))
+            case .f2:
+                outputTransform4(count, (source(0), source(1), source(2), source(3)), (yp(r, 0), yp(r, 1)))
+            }
         }
     }
 

@@ -116,7 +116,7 @@ extension Winograd {
     /// One tile's m×m outputs for `count` (≤ 16) filters: position ξ of filter i at
     /// `m[ξ·positionStride + i]`; output (r, s) of filter i to `out[i·filterStride + r·rowStride + s]`
     /// for r below `rows` and s below `columns` (a tile past the output's edge is cut).
-    /// The filter-major transform's two passes (`transformOutput`: `z = Aᵀ M` column by column,
+    /// The filter-major transform's two passes (`outputTransform`: `z = Aᵀ M` column by column,
     /// then `Y = z A`) with the 16 filters as the vector. Fewer than 16 filters are copied into a
     /// zero-padded local block first, so no read passes the last filter. `scratch`:
     /// `(window² + m·window + m²) · 16` floats.
@@ -127,8 +127,6 @@ extension Winograd {
         let lanes = tileMajorLanes, tile = variant.tile, w = variant.window
         let gathered = scratch
         let z = gathered + w * w * lanes, y = z + tile * w * lanes
-        func zp(_ r: Int, _ j: Int) -> UnsafeMutablePointer<Float> { z + (r * w + j) * lanes }
-        func yp(_ r: Int, _ s: Int) -> UnsafeMutablePointer<Float> { y + (r * tile + s) * lanes }
         var (source, stride) = (m, positionStride)
         if count < lanes {
             gathered.initialize(repeating: 0, count: w * w * lanes)
@@ -137,28 +135,10 @@ extension Winograd {
             }
             (source, stride) = (UnsafePointer(gathered), lanes)
         }
-        func mp(_ i: Int, _ j: Int) -> UnsafePointer<Float> { source + (i * w + j) * stride }
-        for j in 0..<w {
-            switch variant {
-            case .f4:
-                outputTransform6(lanes, (mp(0, j), mp(1, j), mp(2, j), mp(3, j), mp(4, j), mp(5, j)),
-                                 (zp(0, j), zp(1, j), zp(2, j), zp(3, j)))
-            case .f2:
-                outputTransform4(lanes, (mp(0, j), mp(1, j), mp(2, j), mp(3, j)), (zp(0, j), zp(1, j)))
-            }
-        }
-        for r in 0..<tile {
-            func zr(_ j: Int) -> UnsafePointer<Float> { UnsafePointer(zp(r, j)) }
-            switch variant {
-            case .f4:
-                outputTransform6(lanes, (zr(0), zr(1), zr(2), zr(3), zr(4), zr(5)), (yp(r, 0), yp(r, 1), yp(r, 2), yp(r, 3)))
-            case .f2:
-                outputTransform4(lanes, (zr(0), zr(1), zr(2), zr(3)), (yp(r, 0), yp(r, 1)))
-            }
-        }
+        outputTransform(variant, count: lanes, source, positionStride: stride, z: z, y: y)
         for r in 0..<rows {
             for s in 0..<columns {
-                let values = yp(r, s), at = out + r * rowStride + s
+                let values = y + (r * tile + s) * lanes, at = out + r * rowStride + s
                 for i in 0..<count { at[i * filterStride] = values[i] }
             }
         }
