@@ -58,7 +58,7 @@ enum Winograd {
     }
 
     /// True when the workspace of an image of `tilesPerImage` tiles holds the tile-major
-    /// extras (padded rows of M, `tileMajorRowStride`; each worker's block of output rows,
+    /// extras (padded rows of M, `tileMajorRowStride`; each worker's output transform scratch,
     /// `tileMajorScratchCount`): for the sizes `orientation` makes tile-major. Decided from the
     /// shape alone, as the workspace is sized; tile-major weights on a larger image (weights
     /// prepared for another input size) still run, without the padding and with stack scratch.
@@ -84,7 +84,7 @@ enum Winograd {
                 + streamedScratchCount(channels: channels, tileCount: tileCount) * streamedWorkers
         }
         // Tile-major products may pad each tile's row of M by 16 floats (`tileMajorRowStride`).
-        let rowPad = tileMajorRowStride(filters: filters, tilesPerImage: t.rows * t.columns) - filters
+        let rowPad = tileMajorRowStride(filters: filters, room: room) - filters
         return variant.positions * (channels + filters + rowPad) * tileCount + scratch
     }
 

@@ -107,8 +107,7 @@ extension Winograd {
             // The tile-major extras when the workspace has them (`workspaceCount`, `tileMajorRoom`).
             let imageTiles = tiles(variant, outHeight: g.outHeight, outWidth: g.outWidth)
             let room = !streamed && tileMajorRoom(tilesPerImage: imageTiles.rows * imageTiles.columns)
-            let rowStride = orientation == .tileMajor
-                ? tileMajorRowStride(filters: filters, tilesPerImage: imageTiles.rows * imageTiles.columns) : filters
+            let rowStride = orientation == .tileMajor ? tileMajorRowStride(filters: filters, room: room) : filters
             let scratch = streamed ? m : m + positions * rowStride * tileCount
             let scratchSize = scratchCount(variant, tileColumns: g.tileColumns, tileRows: g.tileRows, tileMajor: room)
             let (channels, filters, images) = (self.channels, self.filters, self.images)

@@ -18,12 +18,10 @@
 /// 8.10 (7.31 + 0.56); 256 → 512 2.50 → 2.31 and 2.72 → 2.36.
 extension Winograd {
     /// Floats between two tiles' rows of `M[ξ]ᵀ`: the filters plus one cache line when the
-    /// workspace has room for it (`workspaceCount` reserves it for up to `tileMajorMaximumTiles`
-    /// tiles per image). With 512 or 1024 filters the rows would be 2 or 4 KiB apart, and the 16
-    /// positions of a tile, read together by the output transform, would all fall in one cache set.
-    static func tileMajorRowStride(filters: Int, tilesPerImage: Int) -> Int {
-        tileMajorRoom(tilesPerImage: tilesPerImage) ? filters + 16 : filters
-    }
+    /// workspace has room for it (`room`: `tileMajorRoom`). With 512 or 1024 filters the rows
+    /// would be 2 or 4 KiB apart, and the 16 positions of a tile, read together by the output
+    /// transform, would all fall in one cache set.
+    static func tileMajorRowStride(filters: Int, room: Bool) -> Int { room ? filters + 16 : filters }
 
     /// `M[ξ]ᵀ = V[ξ]ᵀ · U[ξ]ᵀ` for every position and image: one single-threaded sgemm each, the
     /// positions split across workers. Image `b`'s tiles are rows `b·perImage ..< (b+1)·perImage`
