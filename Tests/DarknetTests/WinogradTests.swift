@@ -128,6 +128,62 @@ final class WinogradTests: XCTestCase {
         XCTAssertTrue(zip(outputs[0], outputs[1]).allSatisfy { $0.bitPattern == $1.bitPattern })
     }
 
+    /// The filter-major output transform takes up to 4 adjacent filters' rows of M together
+    /// (`outputGroup`): each group fits the worker's scratch, the scratch grows with the tiles
+    /// (a pass's shorter last block fits the slice sized for a full one), and yolov3's shapes
+    /// get the groups the docs state.
+    func testOutputGroupFitsItsScratch() {
+        for variant in [Winograd.Variant.f2, .f4] {
+            let perTile = variant.tile * variant.window + variant.tile * variant.tile
+            var previous = 0
+            for tiles in 1...4000 {
+                let group = Winograd.outputGroup(variant, tileCount: tiles)
+                let scratch = Winograd.outputScratchCount(variant, tileCount: tiles)
+                XCTAssertTrue((1...Winograd.outputGroupMaximum).contains(group), "\(variant) \(tiles) tiles")
+                XCTAssertLessThanOrEqual(group * perTile * tiles, scratch, "\(variant) \(tiles) tiles")
+                XCTAssertGreaterThanOrEqual(scratch, previous, "\(variant) \(tiles) tiles")
+                previous = scratch
+            }
+        }
+        XCTAssertEqual(Winograd.outputGroup(.f4, tileCount: 169), 4)   // 52×52
+        XCTAssertEqual(Winograd.outputGroup(.f2, tileCount: 169), 4)   // 26×26
+        XCTAssertEqual(Winograd.outputGroup(.f4, tileCount: 676), 1)   // 104×104
+        XCTAssertEqual(Winograd.outputGroup(.f4, tileCount: 572), 1)   // 208×208, 11 tile rows a pass
+        XCTAssertEqual(Winograd.outputGroup(.f4, tileCount: 300), 2)
+    }
+
+    /// Transforming several filters' rows of M at once does, value by value, what one filter at
+    /// a time does: the same bits on every case, 1 and 2 images, whole and blocked passes, with
+    /// a fused residual. (The naive comparisons above check the values.)
+    func testGroupedOutputTransformGivesOneFilterBits() {
+        let saved = (Winograd.outputGroupFloats, Winograd.blockFloats)
+        defer { (Winograd.outputGroupFloats, Winograd.blockFloats) = saved }
+        var generator = SplitMix64(state: 23)
+        for blockFloats in [saved.1, 3000] {
+            Winograd.blockFloats = blockFloats
+            for c in Self.cases {
+                let outHeight = c.height + 2 * c.pad - 2, outWidth = c.width + 2 * c.pad - 2
+                let inCount = c.channels * c.height * c.width, outCount = c.filters * outHeight * outWidth
+                let input = (0..<(2 * inCount)).map { _ in generator.uniform(-1, 1) }
+                let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
+                let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
+                let residual = (0..<(2 * outCount)).map { _ in generator.uniform(-1, 1) }
+                for variant in [Winograd.Variant.f4, .f2] {
+                    for batch in [1, 2] {
+                        let outputs = [saved.0, 0].map { groupFloats in
+                            Winograd.outputGroupFloats = groupFloats
+                            return run(c, variant: variant, orientation: .filterMajor, batch: batch, input: input,
+                                       inputStride: inCount, outputStride: outCount, weights: weights, biases: biases,
+                                       activation: .leaky, residual: residual)
+                        }
+                        XCTAssertTrue(zip(outputs[0], outputs[1]).allSatisfy { $0.bitPattern == $1.bitPattern },
+                                      "\(c) \(variant) batch \(batch) blockFloats \(blockFloats)")
+                    }
+                }
+            }
+        }
+    }
+
     /// The streamed F(2×2) gives the same bits on 1, 2, 3 and 8 workers (its blocks of filters
     /// depend on the shape alone), here with 70 filters: three blocks, the last one partial.
     func testStreamedIsTheSameOnAnyWorkerCount() {
@@ -217,7 +273,8 @@ final class WinogradTests: XCTestCase {
 
     private func run(_ c: Case, variant: Winograd.Variant, streamed: Bool = false,
                      orientation: Winograd.Orientation = .filterMajor, batch: Int, input: [Float], inputStride: Int,
-                     outputStride: Int, weights: [Float], biases: [Float], activation: Activation = .linear) -> [Float] {
+                     outputStride: Int, weights: [Float], biases: [Float], activation: Activation = .linear,
+                     residual: [Float]? = nil) -> [Float] {
         let outHeight = c.height + 2 * c.pad - 2, outWidth = c.width + 2 * c.pad - 2
         var transformed = weights
         if streamed {
@@ -238,7 +295,8 @@ final class WinogradTests: XCTestCase {
                                  output: o.baseAddress!, filters: c.filters, outHeight: outHeight, outWidth: outWidth,
                                  transformed: transformed, biases: biases, activation: activation,
                                  workspace: w.baseAddress!, batch: batch, inputStride: inputStride,
-                                 outputStride: outputStride, streamed: streamed, orientation: orientation, timer: &timer)
+                                 outputStride: outputStride, streamed: streamed, orientation: orientation,
+                                 residual: residual, timer: &timer)
             }
         }
         return output

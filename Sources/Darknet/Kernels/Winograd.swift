@@ -78,7 +78,8 @@ enum Winograd {
         let pass = blocking(variant, channels: channels, filters: filters, tileRows: t.rows, tileColumns: t.columns, batch: batch)
         let tileCount = t.columns * pass.tileRows * pass.images
         let room = !streamed && tileMajorRoom(tilesPerImage: t.rows * t.columns)
-        let scratch = scratchCount(variant, tileColumns: t.columns, tileRows: pass.tileRows, tileMajor: room) * maximumWorkers
+        let scratch = scratchCount(variant, tileColumns: t.columns, tileRows: pass.tileRows, images: pass.images,
+                                   tileMajor: room) * maximumWorkers
         if streamed {
             return variant.positions * channels * tileCount + scratch
                 + streamedScratchCount(channels: channels, tileCount: tileCount) * streamedWorkers
@@ -89,14 +90,43 @@ enum Winograd {
     }
 
     /// Scratch of one worker: the input transform's row-phase buffers (window × m × (rows + 1)
-    /// × columns, plus m phase rows) or the output transform's m·window + m² planes of tiles
-    /// (`tileMajor`: or the tile-major output transform's, `tileMajorScratchCount`).
-    static func scratchCount(_ variant: Variant, tileColumns: Int, tileRows: Int, tileMajor: Bool = false) -> Int {
+    /// × columns, plus m phase rows), the output transform's m·window + m² planes of tiles for
+    /// `outputGroup` filters of the pass's `images` images (`outputScratchCount`), or (`tileMajor`)
+    /// the tile-major output transform's (`tileMajorScratchCount`).
+    static func scratchCount(_ variant: Variant, tileColumns: Int, tileRows: Int, images: Int = 1,
+                             tileMajor: Bool = false) -> Int {
         let m = variant.tile, w = variant.window
         let input = w * m * (tileRows + 1) * tileColumns + m * (tileColumns + 1)
-        let output = (m * w + m * m) * tileRows * tileColumns
+        let output = outputScratchCount(variant, tileCount: images * tileRows * tileColumns)
         let tileMajorOutput = tileMajor ? tileMajorScratchCount(variant) : 0
         return max(input, output, tileMajorOutput) + 16
+    }
+
+    /// Floats the filter-major output transform may use per worker for several filters at once
+    /// (`outputGroup`): 128 KB, a quarter of the 512 KB L2 of the Zen cores it was measured on.
+    /// (256 KB also grouped the 104×104 and 208×208 layers' 572–676 tiles by two, for no
+    /// measurable gain and 1.4 MB more workspace: eight workers' slices, all prefaulted.)
+    /// Tests set 0 to transform one filter at a time.
+    nonisolated(unsafe) static var outputGroupFloats = 1 << 15
+    /// Most filters transformed together.
+    static let outputGroupMaximum = 4
+
+    /// Floats of one worker's output transform scratch for a pass of `tileCount` tiles (all its
+    /// images): `outputGroup` filters' z and Y planes. Grows with `tileCount`, so a pass's last,
+    /// shorter block of tile rows fits in the slice sized for a full one.
+    static func outputScratchCount(_ variant: Variant, tileCount: Int) -> Int {
+        let perFilter = (variant.tile * variant.window + variant.tile * variant.tile) * tileCount
+        return max(perFilter, min(outputGroupMaximum * perFilter, outputGroupFloats))
+    }
+
+    /// Filters whose rows of M the filter-major output transform reads together (`transformOutput`):
+    /// their rows are adjacent, so each of the (m+2)² positions is then one run of `group ·
+    /// tileCount` floats instead of `group` runs of `tileCount` 36 or 16 positions apart, which
+    /// the worker's hardware prefetch follows better. yolov3's 52×52 F(4×4) and 26×26 F(2×2)
+    /// layers (169 tiles) take 4 filters at a time, its 104×104 and 208×208 ones one.
+    static func outputGroup(_ variant: Variant, tileCount: Int) -> Int {
+        let perFilter = (variant.tile * variant.window + variant.tile * variant.tile) * tileCount
+        return max(1, outputScratchCount(variant, tileCount: tileCount) / perFilter)
     }
 
     /// `U = G g Gᵀ` for every filter and channel, laid out `positions × filters × channels`

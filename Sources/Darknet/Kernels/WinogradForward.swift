@@ -109,7 +109,8 @@ extension Winograd {
             let room = !streamed && tileMajorRoom(tilesPerImage: imageTiles.rows * imageTiles.columns)
             let rowStride = orientation == .tileMajor ? tileMajorRowStride(filters: filters, room: room) : filters
             let scratch = streamed ? m : m + positions * rowStride * tileCount
-            let scratchSize = scratchCount(variant, tileColumns: g.tileColumns, tileRows: g.tileRows, tileMajor: room)
+            let scratchSize = scratchCount(variant, tileColumns: g.tileColumns, tileRows: g.tileRows, images: images,
+                                           tileMajor: room)
             let (channels, filters, images) = (self.channels, self.filters, self.images)
             let (input, output, inputStride, outputStride) = (self.input, self.output, self.inputStride, self.outputStride)
             let plane = inputChannelStride, outPlane = outputChannelStride
@@ -137,15 +138,6 @@ extension Winograd {
                 timer?.lap(\.epilogue)
                 return
             }
-            /// `Y = Aᵀ M A` + bias + activation of filter `f` of every image, from `mPlane` (its row of
-            /// M at position 0, positions `positionStride` apart), with worker scratch `rows`.
-            func finish(_ f: Int, _ mPlane: UnsafePointer<Float>, positionStride: Int, rows: UnsafeMutablePointer<Float>) {
-                for b in 0..<images {
-                    transformOutput(variant, mPlane + b * perImage, g, positionStride: positionStride,
-                                    into: output + b * outputStride + f * outPlane, bias: biases[f], activation: activation,
-                                    rows: rows, residual: residual.map { $0 + b * outputStride + f * outPlane })
-                }
-            }
             let transformed = self.transformed
             if streamed {
                 // Each worker's block of filters goes through weight transform, products and
@@ -153,7 +145,12 @@ extension Winograd {
                 streamedProducts(taps: transformed, channels: channels, filters: filters, v: v, tileCount: tileCount,
                                  perImage: perImage, images: images,
                                  scratch: scratch + maximumWorkers * scratchSize) { worker, f, mPlane, positionStride in
-                    finish(f, mPlane, positionStride: positionStride, rows: scratch + worker * scratchSize)
+                    for b in 0..<images {
+                        transformOutput(variant, mPlane + b * perImage, g, positionStride: positionStride,
+                                        into: output + b * outputStride + f * outPlane, biases: biases + f, activation: activation,
+                                        rows: scratch + worker * scratchSize,
+                                        residual: residual.map { $0 + b * outputStride + f * outPlane })
+                    }
                 }
                 timer?.lap(\.gemm)
                 return
@@ -174,10 +171,17 @@ extension Winograd {
             }
             timer?.lap(\.gemm)
 
-            Parallel.forWorkers(of: filters, work: images * filters * perImage * 64,
+            // The rows of M of `group` adjacent filters are transformed together (`outputGroup`).
+            let group = outputGroup(variant, tileCount: tileCount)
+            Parallel.forWorkers(of: (filters + group - 1) / group, work: images * filters * perImage * 64,
                                 maximumWorkers: maximumWorkers) { worker, range in
-                for f in range {
-                    finish(f, m + f * tileCount, positionStride: filters * tileCount, rows: scratch + worker * scratchSize)
+                for item in range {
+                    let f = item * group
+                    transformOutput(variant, m + f * tileCount, g, positionStride: filters * tileCount,
+                                    filters: min(group, filters - f), images: images,
+                                    into: output + f * outPlane, outputStride: outputStride, outPlane: outPlane,
+                                    biases: biases + f, activation: activation, rows: scratch + worker * scratchSize,
+                                    residual: residual.map { $0 + f * outPlane })
                 }
             }
             timer?.lap(\.epilogue)

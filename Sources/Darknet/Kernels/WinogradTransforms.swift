@@ -50,28 +50,45 @@ extension Winograd {
         }
     }
 
-    /// `Y = Aᵀ M A` for every tile of one filter (in the block's tile rows), plus bias and
-    /// activation, written into the `outHeight × outWidth` plane (tiles past the edge are cut).
-    /// Both passes run over all tiles at once; a last pass interleaves the m×m tiles into rows
-    /// and applies the epilogue (`residual`: the plane's fused shortcut source).
-    static func transformOutput(_ variant: Variant, _ mPlane: UnsafePointer<Float>, _ g: Geometry, positionStride: Int,
-                                into plane: UnsafeMutablePointer<Float>, bias: Float, activation: Activation,
+    /// `Y = Aᵀ M A` + bias + activation for `filters` filters whose rows of M are adjacent, as
+    /// filter-major products leave them: filter q's tiles at `mRow + q·images·perImage`, image b's
+    /// `b·perImage` further (perImage: the block's tile rows × columns), positions
+    /// `positionStride` apart. Filter q of image b goes to the `outHeight × outWidth` plane at
+    /// `output + b·outputStride + q·outPlane` (tiles past the edge are cut), with `biases[q]`;
+    /// `residual` (laid out as `output`: the fused shortcut's source) is added last.
+    ///
+    /// Both passes run over all the filters' tiles at once, so each position is one run of
+    /// `filters · images · perImage` floats (`outputGroup`); a last pass interleaves the m×m
+    /// tiles into rows and applies the epilogue. `rows` holds `(m·window + m²) · filters · images
+    /// · perImage` floats.
+    static func transformOutput(_ variant: Variant, _ mRow: UnsafePointer<Float>, _ g: Geometry, positionStride: Int,
+                                filters: Int = 1, images: Int = 1,
+                                into output: UnsafeMutablePointer<Float>, outputStride: Int = 0, outPlane: Int = 0,
+                                biases: UnsafePointer<Float>, activation: Activation,
                                 rows: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil) {
         let tw = g.tileColumns, m = variant.tile, w = variant.window
-        let count = g.tileRows * tw
+        let perImage = g.tileRows * tw
+        let count = filters * images * perImage
         let y = rows + m * w * count   // y[r][s][t]: the m×m outputs of every tile
-        outputTransform(variant, count: count, mPlane, positionStride: positionStride, z: rows, y: y)
+        outputTransform(variant, count: count, mRow, positionStride: positionStride, z: rows, y: y)
         let top = g.firstTileRow * m
-        for local in 0..<min(g.outHeight - top, g.tileRows * m) {
-            let ty = local / m, r = local % m
-            let row = plane + (top + local) * g.outWidth
-            let source = y + r * m * count + ty * tw
-            switch variant {
-            case .f4: mergePhases(4, source, stride: count, width: g.outWidth, into: row)
-            case .f2: mergePhases(2, source, stride: count, width: g.outWidth, into: row)
+        for q in 0..<filters {
+            for b in 0..<images {
+                let plane = output + b * outputStride + q * outPlane
+                let tiles = y + (q * images + b) * perImage
+                let added = residual.map { $0 + b * outputStride + q * outPlane }
+                for local in 0..<min(g.outHeight - top, g.tileRows * m) {
+                    let ty = local / m, r = local % m
+                    let row = plane + (top + local) * g.outWidth
+                    let source = tiles + r * m * count + ty * tw
+                    switch variant {
+                    case .f4: mergePhases(4, source, stride: count, width: g.outWidth, into: row)
+                    case .f2: mergePhases(2, source, stride: count, width: g.outWidth, into: row)
+                    }
+                    Convolutional.biasActivation(row, count: g.outWidth, bias: biases[q], activation: activation,
+                                                 adding: added.map { $0 + (top + local) * g.outWidth })
+                }
             }
-            Convolutional.biasActivation(row, count: g.outWidth, bias: bias, activation: activation,
-                                         adding: residual.map { $0 + (top + local) * g.outWidth })
         }
     }
 
