@@ -30,7 +30,7 @@ final class SummaryCommandTests: XCTestCase {
         XCTAssertTrue(lines.contains("   70  winograd-f2-streamed         18.878"), result.stdout)
         XCTAssertEqual(lines.suffix(2), [
             "total 358.3 MB of parameters (247.7 MB as darknet stores them); 32 Winograd layers",
-            "activations 71.0 MB, workspace 8.4 MB (one image)",
+            "activations 71.0 MB, workspace 10.5 MB (one image)",
         ])
     }
 

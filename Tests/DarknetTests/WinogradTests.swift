@@ -147,9 +147,43 @@ final class WinogradTests: XCTestCase {
         }
         XCTAssertEqual(Winograd.outputGroup(.f4, tileCount: 169), 4)   // 52×52
         XCTAssertEqual(Winograd.outputGroup(.f2, tileCount: 169), 4)   // 26×26
-        XCTAssertEqual(Winograd.outputGroup(.f4, tileCount: 676), 1)   // 104×104
-        XCTAssertEqual(Winograd.outputGroup(.f4, tileCount: 572), 1)   // 208×208, 11 tile rows a pass
+        XCTAssertEqual(Winograd.outputGroup(.f4, tileCount: 676), 1)   // 208×208, 13 tile rows a pass
+        XCTAssertEqual(Winograd.outputGroup(.f4, tileCount: 338), 2)   // 104×104, 13 tile rows a pass
         XCTAssertEqual(Winograd.outputGroup(.f4, tileCount: 300), 2)
+    }
+
+    /// Passes fit `blockFloats`, are as few as that allows, and share the tile rows evenly: a
+    /// short last pass makes thin products (yolov3's 52×52 layers at 416 took 11 + 2 tile rows
+    /// with an 8 MB block; their 26-tile products ran at about half the rate of 169-tile ones).
+    func testBlockingTakesFewEvenPasses() {
+        let saved = Winograd.blockFloats
+        defer { Winograd.blockFloats = saved }
+        for blockFloats in [1, 3000, 100_000, saved] {
+            Winograd.blockFloats = blockFloats
+            for variant in [Winograd.Variant.f2, .f4] {
+                for (channels, filters) in [(3, 5), (32, 64), (128, 256), (512, 1024)] {
+                    for tileRows in [1, 2, 7, 13, 19, 25, 52] {
+                        let columns = tileRows + 1
+                        let perRow = variant.positions * (channels + filters) * columns
+                        let label = "\(variant) \(channels)→\(filters) \(tileRows) rows, block \(blockFloats)"
+                        let pass = Winograd.blocking(variant, channels: channels, filters: filters, tileRows: tileRows,
+                                                     tileColumns: columns, batch: 1)
+                        XCTAssertEqual(pass.images, 1, label)
+                        let most = max(1, min(tileRows, blockFloats / perRow))
+                        XCTAssertLessThanOrEqual(pass.tileRows, most, label)
+                        let passes = (tileRows + pass.tileRows - 1) / pass.tileRows
+                        XCTAssertEqual(passes, (tileRows + most - 1) / most, label)
+                        XCTAssertGreaterThan(tileRows - (passes - 1) * pass.tileRows, 0, label)
+                        XCTAssertEqual(pass.tileRows, (tileRows + passes - 1) / passes, label)
+                    }
+                }
+            }
+        }
+        // yolov3 at 416: the 52×52 layers (128 → 256) in one pass; 104×104 in 2 passes of 13 rows.
+        XCTAssertEqual(Winograd.blocking(.f4, channels: 128, filters: 256, tileRows: 13, tileColumns: 13, batch: 1).tileRows, 13)
+        XCTAssertEqual(Winograd.blocking(.f4, channels: 64, filters: 128, tileRows: 26, tileColumns: 26, batch: 1).tileRows, 13)
+        // A whole batch goes through together when it fits.
+        XCTAssertEqual(Winograd.blocking(.f2, channels: 16, filters: 16, tileRows: 4, tileColumns: 4, batch: 3).images, 3)
     }
 
     /// Transforming several filters' rows of M at once does, value by value, what one filter at

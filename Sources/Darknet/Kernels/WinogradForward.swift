@@ -52,17 +52,20 @@ extension Winograd {
         }
     }
 
-    /// Floats of `V` and `M` processed at a time (8 MB): large images are transformed and
+    /// Floats of `V` and `M` processed at a time (10 MB): large images are transformed and
     /// multiplied in blocks of tile rows, so the workspace stays small (yolov3's 208×208 layer
     /// would otherwise need 37 MB). The whole batch goes through one pass when it fits.
-    nonisolated(unsafe) static var blockFloats = 1 << 21
+    nonisolated(unsafe) static var blockFloats = 5 << 19
 
-    /// Images and tile rows per pass.
+    /// Images and tile rows per pass: the whole batch when it fits `blockFloats`, else one image
+    /// at a time in passes of equal tile rows (the last may have one row fewer).
     static func blocking(_ variant: Variant, channels: Int, filters: Int, tileRows: Int, tileColumns: Int,
                          batch: Int) -> (images: Int, tileRows: Int) {
         let perTileRow = variant.positions * (channels + filters) * tileColumns
         if perTileRow * tileRows * batch <= blockFloats { return (batch, tileRows) }
-        return (1, max(1, min(tileRows, blockFloats / perTileRow)))
+        let most = max(1, min(tileRows, blockFloats / perTileRow))
+        let passes = (tileRows + most - 1) / most
+        return (1, (tileRows + passes - 1) / passes)
     }
 
     /// Workers that get their own scratch (more `GEMM.threads` than this share the work among this many).
