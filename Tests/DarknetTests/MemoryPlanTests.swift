@@ -113,6 +113,13 @@ final class MemoryPlanTests: XCTestCase {
         notShortcut.shortcutInPlace[6] = true  // a convolution over convolution 5, which layer 8 reads too
         notShortcut.offsetOfLayer[6] = notShortcut.offsetOfLayer[5]
         XCTAssertFalse(Self.problems(notShortcut, model.layers).isEmpty)
+        // yolov3-tiny's pool 3 over layer 1, convolution 2's input (free once 2 has run, but
+        // convolution 2 writes the fused pool while it reads layer 1).
+        let tiny = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
+        var overInput = MemoryPlan(layers: tiny.layers)
+        XCTAssertEqual(Self.problems(overInput, tiny.layers), [])
+        overInput.offsetOfLayer[3] = overInput.offsetOfLayer[1]
+        XCTAssertTrue(Self.problems(overInput, tiny.layers).contains("pool 3 overlaps its convolution's input (layer 1)"))
     }
 
     /// In-place routes and shortcuts change nothing: every layer's output (observed, so each
@@ -142,6 +149,8 @@ final class MemoryPlanTests: XCTestCase {
     ///   layer writes floats overlapping it, except an in-place shortcut over its convolution's
     ///   output, which must sit at that output, read by nothing else, with a source of the same
     ///   shape other than that convolution (alpha = beta = 1, linear);
+    /// - a pool its convolution may compute (2×2, stride 2, even input, after a convolution read by
+    ///   nothing else) does not overlap that convolution's input;
     /// - every output fits in the arena.
     static func check(_ plan: MemoryPlan, _ layers: [Layer], _ name: String, batch: Int = 1,
                       file: StaticString = #filePath, line: UInt = #line) {
@@ -188,6 +197,19 @@ final class MemoryPlanTests: XCTestCase {
                 problems.append("shortcut \(layer.index): not at its convolution's output")
             }
             if lastRead[conv] != layer.index { problems.append("shortcut \(layer.index): layer \(conv) is read after it") }
+        }
+        // A 2×2 stride-2 pool of an even input after a convolution nothing else reads may be
+        // written by that convolution (`Network.fusedPools`), while it still reads its input.
+        for layer in layers where layer.index >= 2 {
+            guard case .maxpool(let pool) = layer.kind, pool.depthChannels == nil, pool.size == 2, pool.stride == 2,
+                  pool.strideY == 2, pool.padding <= 1, layer.input.height % 2 == 0, layer.input.width % 2 == 0,
+                  case .convolutional = layers[layer.index - 1].kind, lastRead[layer.index - 1] == layer.index else { continue }
+            let input = layer.index - 2
+            let (low, high) = (plan.offsetOfLayer[layer.index], plan.offsetOfLayer[layer.index] + layer.output.count * batch)
+            let (inputLow, inputHigh) = (plan.offsetOfLayer[input], plan.offsetOfLayer[input] + layers[input].output.count * batch)
+            if low < inputHigh && inputLow < high {
+                problems.append("pool \(layer.index) overlaps its convolution's input (layer \(input))")
+            }
         }
         func writes(_ b: Int) -> Bool {
             if case .route = layers[b].kind { return !plan.routeInPlace[b] }

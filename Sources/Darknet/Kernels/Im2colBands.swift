@@ -33,9 +33,11 @@ enum Im2colBands {
     static let maximumWorkers = 8
 
     /// Output rows per band, or nil when the matrix is not short enough for bands (or is one
-    /// band: nothing to share out).
+    /// band: nothing to share out). Even when at least 2 fit, so a fused 2×2 pool finds whole
+    /// pairs of rows in every band of an even output (`Network.fusedPools`).
     static func bandRows(k: Int, outHeight: Int, outWidth: Int) -> Int? {
-        let rows = max(1, bandFloats / max(1, k * outWidth))
+        let fitting = max(1, bandFloats / max(1, k * outWidth))
+        let rows = fitting >= 2 ? fitting & ~1 : fitting
         guard rows * outWidth >= minimumColumns, rows < outHeight else { return nil }
         return rows
     }

@@ -97,7 +97,8 @@ enum Winograd {
                              tileMajor: Bool = false) -> Int {
         let m = variant.tile, w = variant.window
         let input = w * m * (tileRows + 1) * tileColumns + m * (tileColumns + 1)
-        let output = outputScratchCount(variant, tileCount: images * tileRows * tileColumns)
+        // The output transform's planes, and the pair of rows a fused pool finishes at a time.
+        let output = outputScratchCount(variant, tileCount: images * tileRows * tileColumns) + 2 * m * tileColumns
         let tileMajorOutput = tileMajor ? tileMajorScratchCount(variant) : 0
         return max(input, output, tileMajorOutput) + 16
     }

@@ -12,6 +12,10 @@ extension Winograd {
     /// `im2col` phase gets the input transform, `gemm` the products and `epilogue` the output
     /// transform with bias and activation.
     ///
+    /// `pooled` (filter-major, not streamed, even output sizes): a 2×2 stride-2 `[maxpool]`
+    /// follows (`Maxpool.halves`) and the output transform pools each pair of output rows
+    /// straight into it; `output` is then not written.
+    ///
     /// `streamed` (F(2×2) only): `transformed` holds the plain weights in `reorderTapMajor` order and
     /// the products transform them block by block (`streamedProducts`; the `gemm` phase then
     /// includes the weight and output transforms), with `workspaceCount(…, streamed: true)`
@@ -26,15 +30,17 @@ extension Winograd {
                         workspace: UnsafeMutablePointer<Float>, batch: Int = 1, inputStride: Int = 0, outputStride: Int = 0,
                         inputChannelStride: Int? = nil, outputChannelStride: Int? = nil, streamed: Bool = false,
                         orientation: Orientation = .filterMajor, residual: UnsafePointer<Float>? = nil,
-                        timer: inout PhaseTimer?) {
+                        pooled: PooledOutput? = nil, timer: inout PhaseTimer?) {
         precondition(!streamed || variant == .f2, "Winograd.forward: only F(2×2) is streamed")
         precondition(!streamed || orientation == .filterMajor, "Winograd.forward: streamed products are filter-major")
+        precondition(pooled == nil || (!streamed && orientation == .filterMajor && outHeight % 2 == 0 && outWidth % 2 == 0),
+                     "Winograd.forward: only filter-major products of even outputs are pooled")
         let grid = tiles(variant, outHeight: outHeight, outWidth: outWidth)
         let pass = blocking(variant, channels: channels, filters: filters, tileRows: grid.rows, tileColumns: grid.columns,
                             batch: batch)
         var block = Block(variant: variant, input: input, channels: channels, output: output, filters: filters, transformed: transformed,
                           biases: biases, activation: activation, workspace: workspace, streamed: streamed,
-                          orientation: orientation, residual: residual, images: pass.images,
+                          orientation: orientation, residual: residual, pooled: pooled, images: pass.images,
                           inputStride: inputStride, outputStride: outputStride,
                           inputChannelStride: inputChannelStride ?? height * width,
                           outputChannelStride: outputChannelStride ?? outHeight * outWidth,
@@ -44,6 +50,7 @@ extension Winograd {
             block.input = input + image * inputStride
             block.output = output + image * outputStride
             block.residual = residual.map { $0 + image * outputStride }
+            block.pooled = pooled.map { $0.advanced(images: image) }
             for first in Swift.stride(from: 0, to: grid.rows, by: pass.tileRows) {
                 block.geometry.firstTileRow = first
                 block.geometry.tileRows = min(pass.tileRows, grid.rows - first)
@@ -66,6 +73,19 @@ extension Winograd {
         let most = max(1, min(tileRows, blockFloats / perTileRow))
         let passes = (tileRows + most - 1) / most
         return (1, (tileRows + passes - 1) / passes)
+    }
+
+    /// Where a fused 2×2 stride-2 `[maxpool]` writes: image `b`, filter `f`'s
+    /// `outHeight/2 × outWidth/2` plane at `base + b·imageStride + f·channelStride`.
+    struct PooledOutput {
+        var base: UnsafeMutablePointer<Float>
+        var imageStride: Int
+        var channelStride: Int
+
+        func advanced(images: Int = 0, filters: Int = 0) -> PooledOutput {
+            PooledOutput(base: base + images * imageStride + filters * channelStride, imageStride: imageStride,
+                         channelStride: channelStride)
+        }
     }
 
     /// Workers that get their own scratch (more `GEMM.threads` than this share the work among this many).
@@ -91,6 +111,7 @@ extension Winograd {
         var streamed: Bool
         var orientation: Orientation
         var residual: UnsafePointer<Float>?
+        var pooled: PooledOutput?
         var images: Int
         var inputStride: Int
         var outputStride: Int
@@ -129,7 +150,7 @@ extension Winograd {
             }
             timer?.lap(\.im2col)
 
-            let (biases, activation, residual) = (self.biases, self.activation, self.residual)
+            let (biases, activation, residual, pooled) = (self.biases, self.activation, self.residual, self.pooled)
             if orientation == .tileMajor {
                 tileMajorProducts(positions: positions, channels: channels, filters: filters, transformed: transformed,
                                   v: v, m: m, rowStride: rowStride, tileCount: tileCount, perImage: perImage, images: images)
@@ -184,7 +205,7 @@ extension Winograd {
                                     filters: min(group, filters - f), images: images,
                                     into: output + f * outPlane, outputStride: outputStride, outPlane: outPlane,
                                     biases: biases + f, activation: activation, rows: scratch + worker * scratchSize,
-                                    residual: residual.map { $0 + f * outPlane })
+                                    residual: residual.map { $0 + f * outPlane }, pooled: pooled?.advanced(filters: f))
                 }
             }
             timer?.lap(\.epilogue)

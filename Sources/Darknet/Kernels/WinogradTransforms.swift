@@ -60,16 +60,21 @@ extension Winograd {
     /// Both passes run over all the filters' tiles at once, so each position is one run of
     /// `filters · images · perImage` floats (`outputGroup`); a last pass interleaves the m×m
     /// tiles into rows and applies the epilogue. `rows` holds `(m·window + m²) · filters · images
-    /// · perImage` floats.
+    /// · perImage` floats, and 2·outWidth more with `pooled`: then each row is finished in that
+    /// pair of rows and every second one pools the pair into `pooled` (`Maxpool.poolRows`)
+    /// instead of writing `output`.
     static func transformOutput(_ variant: Variant, _ mRow: UnsafePointer<Float>, _ g: Geometry, positionStride: Int,
                                 filters: Int = 1, images: Int = 1,
                                 into output: UnsafeMutablePointer<Float>, outputStride: Int = 0, outPlane: Int = 0,
                                 biases: UnsafePointer<Float>, activation: Activation,
-                                rows: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil) {
+                                rows: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>? = nil,
+                                pooled: PooledOutput? = nil) {
         let tw = g.tileColumns, m = variant.tile, w = variant.window
         let perImage = g.tileRows * tw
         let count = filters * images * perImage
         let y = rows + m * w * count   // y[r][s][t]: the m×m outputs of every tile
+        // Pooled, each pair of output rows is finished here and pooled into one row of `pooled`.
+        let pair = y + m * m * count
         outputTransform(variant, count: count, mRow, positionStride: positionStride, z: rows, y: y)
         let top = g.firstTileRow * m
         for q in 0..<filters {
@@ -77,9 +82,10 @@ extension Winograd {
                 let plane = output + b * outputStride + q * outPlane
                 let tiles = y + (q * images + b) * perImage
                 let added = residual.map { $0 + b * outputStride + q * outPlane }
+                let pooledPlane = pooled.map { $0.advanced(images: b, filters: q).base }
                 for local in 0..<min(g.outHeight - top, g.tileRows * m) {
                     let ty = local / m, r = local % m
-                    let row = plane + (top + local) * g.outWidth
+                    let row = pooledPlane == nil ? plane + (top + local) * g.outWidth : pair + (local % 2) * g.outWidth
                     let source = tiles + r * m * count + ty * tw
                     switch variant {
                     case .f4: mergePhases(4, source, stride: count, width: g.outWidth, into: row)
@@ -87,6 +93,9 @@ extension Winograd {
                     }
                     Convolutional.biasActivation(row, count: g.outWidth, bias: biases[q], activation: activation,
                                                  adding: added.map { $0 + (top + local) * g.outWidth })
+                    if let pooledPlane, local % 2 == 1 {
+                        Maxpool.poolRows(pair, width: g.outWidth, into: pooledPlane + (top + local) / 2 * (g.outWidth / 2))
+                    }
                 }
             }
         }

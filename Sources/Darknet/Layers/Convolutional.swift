@@ -190,17 +190,23 @@ public struct Convolutional: Sendable, Hashable {
     ///
     /// `residual` (laid out as `output`): added to every output after the activation, the
     /// `[shortcut]` that follows computed here (`MemoryPlan.fusesShortcut`).
+    ///
+    /// `pooled` (`filters × batch × outH/2 × outW/2`): the 2×2 stride-2 `[maxpool]` that follows
+    /// (`Network.fusedPools`), computed from each finished pair of output rows; only for
+    /// filter-major Winograd products and im2col in bands of even rows. The pooled values are
+    /// the ones the pool gives on `output`; Winograd then leaves `output` unwritten.
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
                  outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>,
-                 batch: Int = 1, residual: UnsafePointer<Float>? = nil) {
+                 batch: Int = 1, residual: UnsafePointer<Float>? = nil, pooled: UnsafeMutablePointer<Float>? = nil) {
         var noTimer: PhaseTimer? = nil
         forward(input: input, inputShape: inputShape, output: output, outputShape: outputShape,
-                weights: weights, workspace: workspace, batch: batch, residual: residual, timer: &noTimer)
+                weights: weights, workspace: workspace, batch: batch, residual: residual, pooled: pooled, timer: &noTimer)
     }
 
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
                  outputShape: TensorShape, weights: ConvolutionWeights, workspace: UnsafeMutablePointer<Float>,
-                 batch: Int = 1, residual: UnsafePointer<Float>? = nil, timer: inout PhaseTimer?) {
+                 batch: Int = 1, residual: UnsafePointer<Float>? = nil, pooled: UnsafeMutablePointer<Float>? = nil,
+                 timer: inout PhaseTimer?) {
         let spatial = outputShape.height * outputShape.width
         let inputPlane = inputShape.height * inputShape.width
         if let transformed = weights.winograd, let variant = weights.winogradVariant {
@@ -213,7 +219,9 @@ public struct Convolutional: Sendable, Hashable {
                                      workspace: workspace, batch: batch, inputStride: inputPlane, outputStride: spatial,
                                      inputChannelStride: batch * inputPlane, outputChannelStride: batch * spatial,
                                      streamed: weights.winogradStreamed, orientation: weights.winogradOrientation,
-                                     residual: residual, timer: &timer)
+                                     residual: residual,
+                                     pooled: pooled.map { .init(base: $0, imageStride: spatial / 4, channelStride: batch * spatial / 4) },
+                                     timer: &timer)
                 }
             }
             return
@@ -224,6 +232,8 @@ public struct Convolutional: Sendable, Hashable {
         let blockRows = im2colBlockRows(input: inputShape, output: outputShape)
         let blockImages = im2colBlockImages(input: inputShape, output: outputShape, batch: batch)
         let bandRows = Im2colBands.bandRows(k: k, outHeight: outputShape.height, outWidth: outputShape.width)
+        precondition(pooled == nil || (!isPointwise && groups == 1 && (bandRows ?? 1) % 2 == 0 && spatial % 4 == 0),
+                     "Convolutional.forward: only im2col bands of even rows are pooled")
         let (batchColumns, channelStride) = (batch * spatial, batch * inputPlane)
         weights.weights.withUnsafeBufferPointer { w in
             weights.biases.withUnsafeBufferPointer { bias in
@@ -232,9 +242,18 @@ public struct Convolutional: Sendable, Hashable {
                     // (a local function: passed non-escaping, it allocates nothing).
                     let groupBiases = bias.baseAddress! + group * filtersPerGroup
                     let activation = self.activation
+                    let outWidth = outputShape.width
                     func epilogue(_ row: Int, _ start: UnsafeMutablePointer<Float>, _ count: Int) {
                         Self.biasActivation(start, count: count, bias: groupBiases[row], activation: activation,
                                             adding: residual.map { $0 + output.distance(to: start) })
+                        guard let pooled else { return }
+                        // One filter's rows of a band (whole rows, an even number from an even row).
+                        let within = output.distance(to: start) - row * batchColumns
+                        let (image, firstRow) = (within / spatial, within % spatial / outWidth)
+                        let target = pooled + row * batchColumns / 4 + image * spatial / 4 + firstRow / 2 * (outWidth / 2)
+                        for pair in 0..<(count / outWidth / 2) {
+                            Maxpool.poolRows(start + 2 * pair * outWidth, width: outWidth, into: target + pair * (outWidth / 2))
+                        }
                     }
                     let timed = timer != nil
                     let groupInput = input + group * channelsPerGroup * channelStride

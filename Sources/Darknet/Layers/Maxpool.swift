@@ -173,6 +173,37 @@ public struct Maxpool: Sendable, Hashable {
         UnsafeMutableRawPointer(out).storeBytes(of: best, as: SIMD8<Float>.self)
     }
 
+    /// True when this pool takes 2×2 windows at stride 2 from offset 0 and halves an even
+    /// `input` exactly (padding 0 or 1, so no window reaches the border): then a convolution
+    /// can pool its own output rows (`poolRows`) and this layer has nothing left to do
+    /// (`Network`'s fused pools; yolov3-tiny's five stride-2 pools).
+    func halves(_ input: TensorShape) -> Bool {
+        depthChannels == nil && size == 2 && stride == 2 && strideY == 2 && padding <= 1
+            && input.height % 2 == 0 && input.width % 2 == 0
+    }
+
+    /// One output row of a 2×2 stride-2 pool from two input rows, `rows` and `rows + width`
+    /// (`width` even): the interior windows of `forward`, the same four taps in the same order
+    /// (`maxOf8Windows` 8 outputs at a time), so the same bits.
+    static func poolRows(_ rows: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>) {
+        let outWidth = width / 2
+        var ox = 0
+        while ox + 8 <= outWidth {
+            maxOf8Windows(rows + 2 * ox, width: width, into: out + ox)
+            ox += 8
+        }
+        while ox < outWidth {
+            let window = rows + 2 * ox
+            var best = -Float.greatestFiniteMagnitude
+            if window[0] > best { best = window[0] }
+            if window[1] > best { best = window[1] }
+            if window[width] > best { best = window[width] }
+            if window[width + 1] > best { best = window[width + 1] }
+            out[ox] = best
+            ox += 1
+        }
+    }
+
     /// Output indices (along one axis) whose window `offset + o·stride ..< + size` lies in `0..<extent`.
     private func interior(offset: Int, extent: Int, outputs: Int, stride: Int) -> Range<Int> {
         var first = 0

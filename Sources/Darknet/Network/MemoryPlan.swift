@@ -21,6 +21,8 @@
 /// (`shortcutInPlace`; the convolution writes into the shortcut's block or route slice).
 /// `Network` then has the convolution add the shortcut's source in its epilogue (or, when every
 /// layer's output is observed, the shortcut adds it in place).
+/// Pools a convolution may compute in its epilogue (`fusesPool`) are written during that
+/// convolution: their blocks live from it on, so they never share floats with its input.
 /// Blocks are placed first-fit by offset among the blocks whose intervals intersect.
 ///
 /// With `batch` images every output holds `batch` times its floats, channel-major
@@ -118,6 +120,12 @@ struct MemoryPlan: Equatable {
             start[root[index]] = min(start[root[index]], index)
             end[root[index]] = max(end[root[index]], lastUse[index])
         }
+        // A pool its convolution may compute (`fusesPool`) is written while that convolution
+        // still reads its input: its storage is live from the convolution on.
+        let referenced = Set(layers.flatMap(\.references))
+        for layer in layers where Self.fusesPool(layer, layers: layers, referenced: referenced) {
+            start[root[layer.index]] = min(start[root[layer.index]], layer.index - 1)
+        }
         let roots = (0..<count).filter { root[$0] == $0 }.sorted { (start[$0], $0) < (start[$1], $1) }
         var blocks: [Block] = []
         var blockOfRoot = [Int](repeating: -1, count: count)
@@ -149,6 +157,16 @@ struct MemoryPlan: Equatable {
               shortcut.alpha == 1, shortcut.beta == 1, shortcut.activation == .linear,
               shortcut.source != layer.index - 1, layers[shortcut.source].output == layer.output,
               case .convolutional = layers[layer.index - 1].kind else { return false }
+        return true
+    }
+
+    /// True for a `[maxpool]` its previous layer, a convolution, may compute (`Network.fusedPools`
+    /// decides by the convolution's method): a 2×2 stride-2 pool that halves its input exactly
+    /// (`Maxpool.halves`), after a convolution whose output nothing else reads (`referenced`:
+    /// every layer's `references`). The plan makes its output live from the convolution on.
+    static func fusesPool(_ layer: Layer, layers: [Layer], referenced: Set<Int>) -> Bool {
+        guard case .maxpool(let pool) = layer.kind, layer.index > 0, pool.halves(layer.input),
+              !referenced.contains(layer.index - 1), case .convolutional = layers[layer.index - 1].kind else { return false }
         return true
     }
 

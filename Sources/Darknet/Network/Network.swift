@@ -16,6 +16,8 @@ public final class Network {
     /// Folded parameters of each convolutional, connected and batchnorm layer (nil for other layers).
     let parameters: [ConvolutionWeights?]
     let plan: MemoryPlan
+    /// Pools their convolution computes (`fusedPools`).
+    let fusedPools: [Bool]
     /// One allocation for every activation (`plan.offsetOfLayer`).
     private let arena: UnsafeMutablePointer<Float>
     /// Views of the `outputLayers`' outputs inside the arena (what `forwardViews` returns).
@@ -58,6 +60,7 @@ public final class Network {
             throw NetworkError.missingParameters(layer: layer.index, type: layer.typeName)
         }
         self.parameters = model.layers.map { prepared[$0.index] }
+        self.fusedPools = Self.fusedPools(model: model, parameters: parameters)
         let plan = MemoryPlan(layers: model.layers, batch: batch, inPlaceRoutes: inPlaceRoutes,
                               inPlaceShortcuts: inPlaceShortcuts)
         self.plan = plan
@@ -245,8 +248,8 @@ public final class Network {
     }
 
     /// Unobserved, a convolution followed by an in-place shortcut adds the shortcut's source in
-    /// its epilogue and the shortcut does nothing; observed, each layer's own output is seen
-    /// (the shortcut adds in place).
+    /// its epilogue and the shortcut does nothing, and one followed by a fused pool pools its
+    /// rows; observed, each layer's own output is seen (the shortcut adds in place).
     private func run(_ input: UnsafePointer<Float>, observer: ((Layer, UnsafeBufferPointer<Float>) -> Void)?,
                      times: inout [LayerTime]?) {
         let fuse = observer == nil
@@ -304,8 +307,12 @@ public final class Network {
                case .shortcut(let shortcut) = model.layers[layer.index + 1].kind {
                 residual = UnsafePointer(output(of: shortcut.source))
             }
+            let pooled = fuse && layer.index + 1 < model.layers.count && fusedPools[layer.index + 1]
+                ? output(of: layer.index + 1) : nil
             conv.forward(input: previous, inputShape: layer.input, output: out, outputShape: layer.output,
-                         weights: weights, workspace: workspace, batch: batch, residual: residual, timer: &timer)
+                         weights: weights, workspace: workspace, batch: batch, residual: residual, pooled: pooled, timer: &timer)
+        case .maxpool where fuse && fusedPools[layer.index]:
+            break  // pooled by the convolution before it
         case .maxpool(let pool):
             if let outChannels = pool.depthChannels {
                 eachImage(layer, previous, out) {
