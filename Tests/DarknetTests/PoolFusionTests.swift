@@ -112,7 +112,7 @@ final class PoolFusionTests: XCTestCase {
                         let plain = run(pooling: false).output
                         let (untouched, pooled) = run(pooling: true)
                         let label = "\(variant) \(channels)×\(height)×\(width) → \(filters), pad \(pad), batch \(batch), block \(blockFloats)"
-                        // Channel-major output: filter f's planes of all images form one stacked plane.
+                        // Channel-major output: filters × batch planes, each pooled on its own.
                         let stacked = TensorShape(channels: filters * batch, height: outHeight, width: outWidth)
                         var expected = [Float](repeating: .nan, count: pooled.count)
                         plain.withUnsafeBufferPointer { p in

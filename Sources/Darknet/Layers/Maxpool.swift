@@ -129,15 +129,7 @@ public struct Maxpool: Sendable, Hashable {
                                 first += 8
                             }
                         }
-                        for ox in first..<interiorX.upperBound {
-                            let window = top + ox * stride
-                            var best = -Float.greatestFiniteMagnitude
-                            if window[0] > best { best = window[0] }
-                            if window[1] > best { best = window[1] }
-                            if window[width] > best { best = window[width] }
-                            if window[width + 1] > best { best = window[width + 1] }
-                            outRow[ox] = best
-                        }
+                        for ox in first..<interiorX.upperBound { outRow[ox] = Self.maxOfWindow(top + ox * stride, width: width) }
                     } else {
                         for ox in interiorX {
                             let window = top + ox * stride
@@ -176,7 +168,7 @@ public struct Maxpool: Sendable, Hashable {
     /// True when this pool takes 2×2 windows at stride 2 from offset 0 and halves an even
     /// `input` exactly (padding 0 or 1, so no window reaches the border): then a convolution
     /// can pool its own output rows (`poolRows`) and this layer has nothing left to do
-    /// (`Network`'s fused pools; yolov3-tiny's five stride-2 pools).
+    /// (`Network.fusedPools`). yolov3-tiny's five stride-2 pools halve; its 13×13 one does not.
     func halves(_ input: TensorShape) -> Bool {
         depthChannels == nil && size == 2 && stride == 2 && strideY == 2 && padding <= 1
             && input.height % 2 == 0 && input.width % 2 == 0
@@ -193,15 +185,20 @@ public struct Maxpool: Sendable, Hashable {
             ox += 8
         }
         while ox < outWidth {
-            let window = rows + 2 * ox
-            var best = -Float.greatestFiniteMagnitude
-            if window[0] > best { best = window[0] }
-            if window[1] > best { best = window[1] }
-            if window[width] > best { best = window[width] }
-            if window[width + 1] > best { best = window[width + 1] }
-            out[ox] = best
+            out[ox] = maxOfWindow(rows + 2 * ox, width: width)
             ox += 1
         }
+    }
+
+    /// The max of one 2×2 window (rows `width` apart), darknet's tap order: first `>` wins, from −FLT_MAX.
+    @inline(__always)
+    static func maxOfWindow(_ window: UnsafePointer<Float>, width: Int) -> Float {
+        var best = -Float.greatestFiniteMagnitude
+        if window[0] > best { best = window[0] }
+        if window[1] > best { best = window[1] }
+        if window[width] > best { best = window[width] }
+        if window[width + 1] > best { best = window[width + 1] }
+        return best
     }
 
     /// Output indices (along one axis) whose window `offset + o·stride ..< + size` lies in `0..<extent`.

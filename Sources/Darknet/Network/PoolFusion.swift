@@ -10,7 +10,8 @@ extension Network {
     /// `pooled`), and the pool does nothing: the same values, and no second pass over the
     /// convolution's output. The convolution's own block stays in the plan (observed passes, the
     /// tests' per-layer outputs, run the two layers apart), but Winograd never writes it.
-    /// yolov3-tiny: all five stride-2 pools (layers 1, 3, 5, 7 and 9; its 13×13 pool has stride 1).
+    /// yolov3-tiny: the pools after layers 0, 2, 4 and 6 (layer 8's output is also routed, so
+    /// pool 9 runs apart; pool 11 has stride 1).
     static func fusedPools(model: ModelDescription, parameters: [ConvolutionWeights?]) -> [Bool] {
         let layers = model.layers
         let referenced = Set(layers.flatMap(\.references))
