@@ -49,6 +49,8 @@ struct MemoryPlan: Equatable {
     var routeInPlace: [Bool]
     /// Shortcuts whose output is their convolution's (`fusesShortcut`).
     var shortcutInPlace: [Bool]
+    /// Pools their convolution may compute (`fusesPool`), whose blocks live from that convolution on.
+    var poolWrittenEarly: [Bool]
 
     /// Offsets are rounded to 16 floats (64 bytes) so every block starts on a cache line.
     static let alignment = 16
@@ -123,7 +125,8 @@ struct MemoryPlan: Equatable {
         // A pool its convolution may compute (`fusesPool`) is written while that convolution
         // still reads its input: its storage is live from the convolution on.
         let referenced = Set(layers.flatMap(\.references))
-        for layer in layers where Self.fusesPool(layer, layers: layers, referenced: referenced) {
+        let poolWrittenEarly = layers.map { Self.fusesPool($0, layers: layers, referenced: referenced) }
+        for layer in layers where poolWrittenEarly[layer.index] {
             start[root[layer.index]] = min(start[root[layer.index]], layer.index - 1)
         }
         let roots = (0..<count).filter { root[$0] == $0 }.sorted { (start[$0], $0) < (start[$1], $1) }
@@ -146,6 +149,7 @@ struct MemoryPlan: Equatable {
         self.arenaFloats = blocks.map { $0.offset + $0.count }.max() ?? 0
         self.routeInPlace = routeInPlace
         self.shortcutInPlace = shortcutInPlace
+        self.poolWrittenEarly = poolWrittenEarly
     }
 
     /// True for a `[shortcut]` its previous layer, a convolution, can compute in its epilogue:

@@ -60,10 +60,10 @@ public final class Network {
             throw NetworkError.missingParameters(layer: layer.index, type: layer.typeName)
         }
         self.parameters = model.layers.map { prepared[$0.index] }
-        self.fusedPools = Self.fusedPools(model: model, parameters: parameters)
         let plan = MemoryPlan(layers: model.layers, batch: batch, inPlaceRoutes: inPlaceRoutes,
                               inPlaceShortcuts: inPlaceShortcuts)
         self.plan = plan
+        self.fusedPools = Self.fusedPools(model: model, parameters: parameters, plan: plan)
         let workspaceCount = Self.workspaceCount(for: model, methods: model.layers.map { layer in
             guard case .convolutional = layer.kind else { return nil }
             return prepared[layer.index].map(Self.method) ?? .im2col

@@ -1,7 +1,7 @@
 extension Network {
     /// The `[maxpool]` layers their convolution computes (true at the pool's index): a 2×2
     /// stride-2 pool that halves an even input exactly (`Maxpool.halves`) right after a
-    /// convolution whose output nothing else reads (`MemoryPlan.fusesPool`, which keeps the
+    /// convolution whose output nothing else reads (`plan.poolWrittenEarly`: the plan keeps the
     /// pool's output apart from the convolution's input), when that convolution runs
     /// filter-major Winograd products (not streamed) or im2col in bands of even rows (`Im2colBands`).
     ///
@@ -12,12 +12,10 @@ extension Network {
     /// tests' per-layer outputs, run the two layers apart), but Winograd never writes it.
     /// yolov3-tiny: the pools after layers 0, 2, 4 and 6 (layer 8's output is also routed, so
     /// pool 9 runs apart; pool 11 has stride 1).
-    static func fusedPools(model: ModelDescription, parameters: [ConvolutionWeights?]) -> [Bool] {
+    static func fusedPools(model: ModelDescription, parameters: [ConvolutionWeights?], plan: MemoryPlan) -> [Bool] {
         let layers = model.layers
-        let referenced = Set(layers.flatMap(\.references))
         return layers.map { layer in
-            guard MemoryPlan.fusesPool(layer, layers: layers, referenced: referenced),
-                  case .convolutional(let conv) = layers[layer.index - 1].kind,
+            guard plan.poolWrittenEarly[layer.index], case .convolutional(let conv) = layers[layer.index - 1].kind,
                   let weights = parameters[layer.index - 1] else { return false }
             if weights.winogradVariant != nil {
                 return !weights.winogradStreamed && weights.winogradOrientation == .filterMajor
