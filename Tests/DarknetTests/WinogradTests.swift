@@ -128,6 +128,44 @@ final class WinogradTests: XCTestCase {
         XCTAssertTrue(zip(outputs[0], outputs[1]).allSatisfy { $0.bitPattern == $1.bitPattern })
     }
 
+    /// Tile-major products take each image's tiles padded to a multiple of 4 (49 → 52 on a
+    /// 13×13 grid under F(2×2)), and the pad tiles of V are zeroed every pass, so their rows of M
+    /// are zeros even on a workspace full of NaNs (nothing stale reaches OpenBLAS's kernel).
+    func testTileMajorPadsEachImageToFourRows() {
+        XCTAssertEqual([1, 4, 25, 49, 52, 100, 121].map { Winograd.tileMajorImageRows(tiles: $0) }, [4, 4, 28, 52, 52, 100, 124])
+        var generator = SplitMix64(state: 23)
+        let (channels, filters, batch) = (6, 20, 2)
+        let input = (0..<(batch * channels * 13 * 13)).map { _ in generator.uniform(-1, 1) }
+        let weights = (0..<(filters * channels * 9)).map { _ in generator.uniform(-1, 1) }
+        let transformed = weights.withUnsafeBufferPointer {
+            Winograd.transformWeights(.f2, $0, filters: filters, channels: channels, orientation: .tileMajor)
+        }
+        let biases = [Float](repeating: 0, count: filters)
+        var output = [Float](repeating: .nan, count: batch * filters * 13 * 13)
+        var workspace = [Float](repeating: .nan, count: Winograd.workspaceCount(.f2, channels: channels, filters: filters,
+                                                                                outHeight: 13, outWidth: 13, batch: batch))
+        var timer: PhaseTimer? = nil
+        Winograd.forward(.f2, input: input, channels: channels, height: 13, width: 13, pad: 1, output: &output,
+                         filters: filters, outHeight: 13, outWidth: 13, transformed: transformed, biases: biases,
+                         activation: .linear, workspace: &workspace, batch: batch, inputStride: channels * 13 * 13,
+                         outputStride: filters * 13 * 13, orientation: .tileMajor, timer: &timer)
+        // M follows V (16 positions × channels × 2 · 52 tiles); its rows are `tileMajorRowStride` apart.
+        let tileCount = batch * 52, rowStride = Winograd.tileMajorRowStride(filters: filters, room: true)
+        let m = 16 * channels * tileCount
+        for position in 0..<16 {
+            for b in 0..<batch {
+                for tile in 49..<52 {
+                    let row = m + (position * tileCount + b * 52 + tile) * rowStride
+                    XCTAssertEqual(Array(workspace[row..<row + filters]), [Float](repeating: 0, count: filters),
+                                   "position \(position) image \(b) pad tile \(tile)")
+                }
+                let first = m + (position * tileCount + b * 52) * rowStride
+                XCTAssertTrue(workspace[first..<first + filters].contains { $0 != 0 && !$0.isNaN })
+            }
+        }
+        XCTAssertFalse(output.contains { $0.isNaN })
+    }
+
     /// The filter-major output transform takes up to 4 adjacent filters' rows of M together
     /// (`outputGroup`): each group fits the worker's scratch, the scratch grows with the tiles
     /// (a pass's shorter last block fits the slice sized for a full one), and yolov3's shapes

@@ -76,8 +76,10 @@ enum Winograd {
                                batch: Int = 1, streamed: Bool = false) -> Int {
         let t = tiles(variant, outHeight: outHeight, outWidth: outWidth)
         let pass = blocking(variant, channels: channels, filters: filters, tileRows: t.rows, tileColumns: t.columns, batch: batch)
-        let tileCount = t.columns * pass.tileRows * pass.images
         let room = !streamed && tileMajorRoom(tilesPerImage: t.rows * t.columns)
+        // Tile-major products take each image's tiles padded to `tileMajorImageRows`.
+        let perImage = t.columns * pass.tileRows
+        let tileCount = (room ? tileMajorImageRows(tiles: perImage) : perImage) * pass.images
         let scratch = scratchCount(variant, tileColumns: t.columns, tileRows: pass.tileRows, images: pass.images,
                                    tileMajor: room) * maximumWorkers
         if streamed {

@@ -124,13 +124,15 @@ extension Winograd {
             let variant = self.variant
             let positions = variant.positions
             let perImage = g.tileRows * g.tileColumns
-            let tileCount = perImage * images
+            // The tile-major extras when the workspace has them (`workspaceCount`, `tileMajorRoom`):
+            // each image's tiles padded to `tileMajorImageRows`, M's rows to `tileMajorRowStride`.
+            let imageTiles = tiles(variant, outHeight: g.outHeight, outWidth: g.outWidth)
+            let room = !streamed && tileMajorRoom(tilesPerImage: imageTiles.rows * imageTiles.columns)
+            let imageRows = orientation == .tileMajor && room ? tileMajorImageRows(tiles: perImage) : perImage
+            let tileCount = imageRows * images
             let v = workspace
             // Streamed, M is per worker (`streamedProducts`): the scratch follows V.
             let m = workspace + positions * channels * tileCount
-            // The tile-major extras when the workspace has them (`workspaceCount`, `tileMajorRoom`).
-            let imageTiles = tiles(variant, outHeight: g.outHeight, outWidth: g.outWidth)
-            let room = !streamed && tileMajorRoom(tilesPerImage: imageTiles.rows * imageTiles.columns)
             let rowStride = orientation == .tileMajor ? tileMajorRowStride(filters: filters, room: room) : filters
             let scratch = streamed ? m : m + positions * rowStride * tileCount
             let scratchSize = scratchCount(variant, tileColumns: g.tileColumns, tileRows: g.tileRows, images: images,
@@ -144,8 +146,14 @@ extension Winograd {
                 let rows = scratch + worker * scratchSize
                 for item in range {
                     let b = item / channels, c = item % channels
+                    let tiles = v + c * tileCount + b * imageRows
                     transformInput(variant, input + b * inputStride + c * plane, g,
-                                   into: v + c * tileCount + b * perImage, positionStride: channels * tileCount, rows: rows)
+                                   into: tiles, positionStride: channels * tileCount, rows: rows)
+                    if imageRows > perImage {
+                        for position in 0..<positions {
+                            (tiles + position * channels * tileCount + perImage).update(repeating: 0, count: imageRows - perImage)
+                        }
+                    }
                 }
             }
             timer?.lap(\.im2col)
@@ -153,9 +161,10 @@ extension Winograd {
             let (biases, activation, residual, pooled) = (self.biases, self.activation, self.residual, self.pooled)
             if orientation == .tileMajor {
                 tileMajorProducts(positions: positions, channels: channels, filters: filters, transformed: transformed,
-                                  v: v, m: m, rowStride: rowStride, tileCount: tileCount, perImage: perImage, images: images)
+                                  v: v, m: m, rowStride: rowStride, tileCount: tileCount, imageRows: imageRows, images: images)
                 timer?.lap(\.gemm)
-                transformOutputTileMajor(variant, m, g, filters: filters, rowStride: rowStride, tileCount: tileCount, images: images,
+                transformOutputTileMajor(variant, m, g, filters: filters, rowStride: rowStride, tileCount: tileCount,
+                                         imageRows: imageRows, images: images,
                                          output: output, outputStride: outputStride, outPlane: outPlane,
                                          biases: biases, activation: activation, residual: residual,
                                          scratch: room ? (scratch, scratchSize) : nil)

@@ -23,19 +23,30 @@ extension Winograd {
     /// transform, would all fall in one cache set.
     static func tileMajorRowStride(filters: Int, room: Bool) -> Int { room ? filters + 16 : filters }
 
+    /// Columns of `V[ξ]` and rows of `M[ξ]ᵀ` that an image of `tiles` tiles takes in the
+    /// tile-major products: `tiles` rounded up to a multiple of 4, the extra tiles zero in `V`
+    /// (their rows of `M` are never read). OpenBLAS's `Zen` kernel runs these rows in blocks of 16,
+    /// 8 and 4; a lone row left over cost more than three zero rows. yolov3's and yolov3-tiny's
+    /// 13×13 layers under F(2×2) have 49 tiles (3 · 16 + 1): single-threaded sgemm, 16 products
+    /// (C, alternating, medians of 21/41), 49 → 52 rows: 12.7 → 12.2 ms (1024 filters × 512
+    /// channels), 3.45 → 3.21 ms (512 × 256). The rows of each product depend only on the shape,
+    /// so the bits stay the same on any thread count.
+    static func tileMajorImageRows(tiles: Int) -> Int { (tiles + 3) / 4 * 4 }
+
     /// `M[ξ]ᵀ = V[ξ]ᵀ · U[ξ]ᵀ` for every position and image: one single-threaded sgemm each, the
-    /// positions split across workers. Image `b`'s tiles are rows `b·perImage ..< (b+1)·perImage`
-    /// of each `M[ξ]ᵀ` (`tileCount` rows `rowStride` apart, positions `tileCount · rowStride` apart).
+    /// positions split across workers. Image `b`'s tiles are rows `b·imageRows ..< (b+1)·imageRows`
+    /// of each `M[ξ]ᵀ` (`tileMajorImageRows`; `tileCount` rows `rowStride` apart, positions
+    /// `tileCount · rowStride` apart).
     static func tileMajorProducts(positions: Int, channels: Int, filters: Int, transformed: UnsafePointer<Float>,
                                   v: UnsafePointer<Float>, m: UnsafeMutablePointer<Float>, rowStride: Int, tileCount: Int,
-                                  perImage: Int, images: Int) {
+                                  imageRows: Int, images: Int) {
         Parallel.forChunks(of: positions, work: filters * channels * tileCount) { range in
             for position in range {
                 for b in 0..<images {
-                    GEMM.serial(m: perImage, n: filters, k: channels,
-                                a: v + position * channels * tileCount + b * perImage, lda: tileCount, transposeA: true,
+                    GEMM.serial(m: imageRows, n: filters, k: channels,
+                                a: v + position * channels * tileCount + b * imageRows, lda: tileCount, transposeA: true,
                                 b: transformed + position * channels * filters, ldb: filters,
-                                c: m + (position * tileCount + b * perImage) * rowStride, ldc: rowStride)
+                                c: m + (position * tileCount + b * imageRows) * rowStride, ldc: rowStride)
                 }
             }
         }
@@ -64,7 +75,8 @@ extension Winograd {
     /// lines. `scratch`: each worker's `tileMajorScratchCount` floats (`worker · size` apart), or
     /// nil to use the stack.
     static func transformOutputTileMajor(_ variant: Variant, _ m: UnsafePointer<Float>, _ g: Geometry, filters: Int,
-                                         rowStride: Int, tileCount: Int, images: Int, output: UnsafeMutablePointer<Float>,
+                                         rowStride: Int, tileCount: Int, imageRows: Int, images: Int,
+                                         output: UnsafeMutablePointer<Float>,
                                          outputStride: Int, outPlane: Int, biases: UnsafePointer<Float>,
                                          activation: Activation, residual: UnsafePointer<Float>?,
                                          scratch: (UnsafeMutablePointer<Float>, size: Int)?) {
@@ -84,7 +96,7 @@ extension Winograd {
                     for tx in 0..<g.tileColumns {
                         let t = ty * g.tileColumns + tx, x = tx * tile
                         for sub in Swift.stride(from: 0, to: count, by: lanes) {
-                            transformTileTileMajor(variant, m + (b * perImage + t) * rowStride + first + sub,
+                            transformTileTileMajor(variant, m + (b * imageRows + t) * rowStride + first + sub,
                                                    positionStride: tileCount * rowStride, count: min(lanes, count - sub),
                                                    into: planes + sub * outPlane + y * g.outWidth + x, filterStride: outPlane,
                                                    rowStride: g.outWidth, rows: min(tile, g.outHeight - y),
