@@ -91,7 +91,8 @@ struct Detect: ParsableCommand {
     @Flag(help: "No progress bar and no summary on stderr.")
     var quiet = false
 
-    @Flag(help: "Decode, detect and write one image after another instead of overlapping them.")
+    @Flag(help: ArgumentHelp("Decode, detect and write one image after another instead of overlapping them.",
+                              discussion: "Overlapping holds up to four more photos in memory; with --conv-algorithm auto, a model whose Winograd choice is bound by memory (yolov3) always runs them one after another."))
     var noPipeline = false
 
     @Flag(help: "Treat unknown cfg keys as errors instead of warnings.")
@@ -122,7 +123,9 @@ struct Detect: ParsableCommand {
             if let shard, let parsed = Shard(shard) { found.images = parsed.select(found.images) }
             inputs = found.images
             run = try prepare(inputs, folders: found.folders)
-            run.run(inputs, pipelined: !noPipeline)
+            // Photos in flight would push a memory-bound model past twice its parameters.
+            let memoryBound = convAlgorithm == .auto && run.detector.model.autoIsMemoryBound(batch: batch)
+            run.run(inputs, pipelined: !noPipeline && !memoryBound)
             if !quiet && (run.failed > 0 || skipped > 0 || inputs.count > 1) {
                 warn("\(inputs.count) images: \(run.succeeded) done, \(run.failed) failed"
                      + (skipped > 0 ? ", \(skipped) non-image files skipped" : ""))
@@ -157,7 +160,8 @@ struct Detect: ParsableCommand {
             annotate = { outputs.target(for: $0.path) }
         }
         return DetectRun(detector: detector, filter: filter, writer: writer, names: classNames, batch: batch,
-                         progress: Progress(total: inputs.count, quiet: quiet), annotate: annotate)
+                         progress: Progress(total: inputs.count, quiet: quiet),
+                         drawsImages: output != nil || outputDir != nil, annotate: annotate)
     }
 }
 

@@ -92,6 +92,20 @@ final class ConvolutionAlgorithmTests: XCTestCase {
         XCTAssertEqual(methods.compactMap { $0 }.filter(\.isWinograd).count, 8)
     }
 
+    /// yolov3's choice is bound by twice its weights (streamed 13×13 layers at 416 and 608;
+    /// only the floor for a batch of 8), so `detect` runs its stages one after another;
+    /// yolov3-tiny gets every layer it wants and keeps the overlapping pipeline.
+    func testMemoryBoundOnlyWhenAutoHadToGiveUpWinograd() throws {
+        for size in [416, 608] {
+            let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: size, height: size)
+            XCTAssertTrue(model.autoIsMemoryBound(), "yolov3 at \(size)")
+            XCTAssertTrue(model.autoIsMemoryBound(batch: 8), "yolov3 at \(size), 8 images")
+        }
+        let tiny = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
+        XCTAssertFalse(tiny.autoIsMemoryBound())
+        XCTAssertFalse(tiny.autoIsMemoryBound(batch: 4))
+    }
+
     func testForcedMethods() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
         let im2col = model.convolutionMethods(.im2col)

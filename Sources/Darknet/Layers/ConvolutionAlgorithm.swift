@@ -161,6 +161,21 @@ extension ModelDescription {
         return methods
     }
 
+    /// True when twice the parameters bound `auto`'s choice: a layer it gives Winograd (3×3
+    /// stride 1, 16 input channels or more) got the streamed F(2×2) or stayed im2col for lack of
+    /// budget. The process then runs within a few MB of twice the parameters (yolov3: 4–6 MB at
+    /// 416, 608 and 800), with no room for anything that grows, such as more photos in flight
+    /// (`detect` then runs its stages one after another).
+    public func autoIsMemoryBound(batch: Int = 1) -> Bool {
+        let methods = convolutionMethods(.auto, batch: batch)
+        return layers.contains { layer in
+            guard case .convolutional(let conv) = layer.kind, conv.winogradEligible, layer.input.channels >= 16 else {
+                return false
+            }
+            return methods[layer.index] == .winogradF2Streamed || methods[layer.index] == .im2col
+        }
+    }
+
     /// Bytes of the activation arena a network of `batch` images allocates (`MemoryPlan`),
     /// with the channel-major copy of a batch's input.
     public func activationBytes(batch: Int = 1) -> Int {
