@@ -6,7 +6,7 @@ import Synchronization
 /// all row-major and contiguous (darknet's `gemm(0,0,…)` as convolutions use it).
 ///
 /// Threads: OpenBLAS itself runs single-threaded; the engine splits work across `threads`
-/// workers of its own (`DispatchQueue.concurrentPerform`). OpenBLAS's own worker threads spin
+/// workers of its own (`WorkerPool`). OpenBLAS's own worker threads spin
 /// (`sched_yield`) between calls and stole the cores from the Swift loops that run between
 /// GEMMs (im2col, Winograd transforms, epilogues); with one pool for everything nothing
 /// oversubscribes the cores.
@@ -44,7 +44,7 @@ public enum GEMM {
         let total = segments * product.cut.count
         let workers = min(threads, total)
         guard workers > 1 else { return product.run(0..<total, epilogue, timed: timeEpilogue) }
-        // The workers are done when `concurrentPerform` returns, so the closure never escapes;
+        // The workers are done when `WorkerPool.run` returns, so the closure never escapes;
         // their parts are disjoint, so no two write the same element of C. Each worker takes the
         // next part when it is done with one (see `Parallel`): which worker runs a part does not
         // change its bits.
@@ -54,7 +54,7 @@ public enum GEMM {
             return withUnsafeTemporaryAllocation(of: Double.self, capacity: workers) { seconds in
                 seconds.initialize(repeating: 0)
                 nonisolated(unsafe) let seconds = seconds
-                DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                WorkerPool.shared.run(workers: workers) { worker in
                     while true {
                         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                         guard index < total else { return }

@@ -1,7 +1,7 @@
 import Dispatch
 import Synchronization
 
-/// Runs `0..<count` on `GEMM.threads` workers with `DispatchQueue.concurrentPerform`, so
+/// Runs `0..<count` on `GEMM.threads` workers of the `WorkerPool`, so
 /// Swift-side loops use the same number of cores as OpenBLAS (`--threads`) and never
 /// oversubscribe them. Runs `body(0..<count)` inline when one worker is configured or the
 /// work is below `minimumWork` (elements), where waking threads costs more than it saves.
@@ -35,11 +35,11 @@ enum Parallel {
         }
         let pieces = min(count, workers * piecesPerWorker)
         let next = Atomic<Int>(0)
-        // The pieces are disjoint and `concurrentPerform` returns only when all are done, so the
+        // The pieces are disjoint and `WorkerPool.run` returns only when all are done, so the
         // caller's pointers stay valid and no two workers write the same element.
         withoutActuallyEscaping(body) { body in
             nonisolated(unsafe) let chunk = body
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            WorkerPool.shared.run(workers: workers) { worker in
                 while true {
                     let piece = next.wrappingAdd(1, ordering: .relaxed).oldValue
                     guard piece < pieces else { return }
