@@ -26,7 +26,8 @@ final class WorkerPool: @unchecked Sendable {
 
     /// Bumped once per job; a helper runs a job when it sees a new value.
     private let epoch = Atomic<Int>(0)
-    /// Helpers that have not finished the current job.
+    /// Helpers that have not finished the current job (every helper checks in, also those
+    /// beyond the job's `workers`, which have nothing to run).
     private let running = Atomic<Int>(0)
     private let busy = Atomic<Bool>(false)
     /// The current job (set before `epoch` is bumped, cleared after every helper is done).

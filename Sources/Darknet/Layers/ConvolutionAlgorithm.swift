@@ -163,7 +163,7 @@ extension ModelDescription {
 
     /// True when twice the parameters bound `auto`'s choice: a layer it gives Winograd (3×3
     /// stride 1, 16 input channels or more) got the streamed F(2×2) or stayed im2col for lack of
-    /// budget. The process then runs within a few MB of twice the parameters (yolov3: 4–6 MB at
+    /// budget. The process then runs within a few MB of twice the parameters (yolov3: 4–8 MB at
     /// 416, 608 and 800), with no room for anything that grows, such as more photos in flight
     /// (`detect` then runs its stages one after another).
     public func autoIsMemoryBound(batch: Int = 1) -> Bool {
