@@ -10,7 +10,8 @@ enum BenchmarkTable {
         text += "date      \(m.date)\n"
         text += "commit    \(m.commit)\n"
         text += "cpu       \(m.cpu), \(m.cores) cores\n"
-        text += "blas      \(m.blas) (core \(m.blasCore)), \(m.threads) thread\(m.threads == 1 ? "" : "s")\n"
+        text += "blas      \(m.blas) (core \(m.blasCore)), \(m.threads) thread\(m.threads == 1 ? "" : "s")"
+            + "; packed weights: \(m.packedKernel ?? "none, cblas_sgemm only")\n"
         text += "weights   \(result.weights)"
             + (result.isSynthetic ? ": no weights file given, deterministic random weights (same speed as real ones)\n" : "\n")
         text += String(format: "load      %.1f ms reading the weights (folding batch norm, Winograd transforms)\n",
@@ -127,7 +128,8 @@ enum BenchmarkJSON {
     static func render(_ result: BenchmarkResult, rows: [BenchmarkRow]) -> String {
         let m = result.machine
         var machine = "\"date\":\(q(m.date)),\"commit\":\(q(m.commit)),\"cpu\":\(q(m.cpu)),\"cores\":\(m.cores),"
-            + "\"blas\":\(q(m.blas)),\"blasCore\":\(q(m.blasCore)),\"threads\":\(m.threads)"
+            + "\"blas\":\(q(m.blas)),\"blasCore\":\(q(m.blasCore)),\"threads\":\(m.threads),"
+            + "\"packedKernel\":\(m.packedKernel.map(q) ?? "null")"
         if let peak = m.peakGflops { machine += ",\"peakGflops\":\(n(peak))" }
         let layers = rows.map { row -> String in
             let i = row.layer.input, o = row.layer.output

@@ -11,6 +11,8 @@ struct Machine {
     var blas: String
     /// OpenBLAS's kernel for this CPU (`openblas_get_corename`).
     var blasCore: String
+    /// The OpenBLAS kernel driven with pre-packed weights (`GEMM.packedKernel`), else nil.
+    var packedKernel: String?
     var threads: Int
     /// This machine's sgemm GFLOPS (`--peak`), else nil.
     var peakGflops: Double?
@@ -21,7 +23,7 @@ struct Machine {
         return Machine(date: formatter.string(from: Date()), commit: buildCommit(), cpu: cpuModel(),
                        cores: ProcessInfo.processInfo.activeProcessorCount,
                        blas: GEMM.configuration.trimmingCharacters(in: .whitespaces), blasCore: GEMM.coreName,
-                       threads: GEMM.threads, peakGflops: peakGflops)
+                       packedKernel: GEMM.packedKernel, threads: GEMM.threads, peakGflops: peakGflops)
     }
 
     /// `$DARKNET_SWIFT_COMMIT` when set (packagers, CI), else `git rev-parse --short HEAD` run in

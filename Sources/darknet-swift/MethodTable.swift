@@ -2,7 +2,8 @@ import Darknet
 import Foundation
 
 /// `summary --methods`: how each convolution computes under a `--conv-algorithm` and the
-/// parameter memory it holds, after darknet's table.
+/// parameter memory it holds, after darknet's table; then the memory totals and the OpenBLAS
+/// kernel driven with packed weights, if any (`auto`'s choice depends on it).
 enum MethodTable {
     static func render(_ model: ModelDescription, algorithm: ConvolutionAlgorithm) -> String {
         let methods = model.convolutionMethods(algorithm)
@@ -23,6 +24,8 @@ enum MethodTable {
                        Double(total) / 1e6, Double(plain) / 1e6, count)
         text += String(format: "activations %.1f MB, workspace %.1f MB (one image)\n",
                        Double(model.activationBytes()) / 1e6, Double(model.workspaceBytes(methods: methods)) / 1e6)
+        // What `auto` chooses depends on it (`ModelDescription.convolutionMethods`).
+        text += "packed weights: \(GEMM.packedKernel ?? "none, cblas_sgemm only")\n"
         return text
     }
 }

@@ -157,7 +157,8 @@ final class BenchmarkCommandTests: XCTestCase {
         let lines = result.stdout.split(separator: "\n").map(String.init)
         XCTAssertTrue(lines.contains { $0.hasPrefix("weights   synthetic (seed 1): no weights file given") }, result.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("cpu       ") && $0.hasSuffix(" cores") }, result.stdout)
-        XCTAssertTrue(lines.contains { $0.hasPrefix("blas      OpenBLAS") && $0.contains("(core ") }, result.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("blas      OpenBLAS") && $0.contains("(core ") && $0.contains("; packed weights: ") },
+                      result.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("peak      sgemm ") && $0.contains(" GFLOPS (1536x1536x1536, median of 5)") }, result.stdout)
         let header = try XCTUnwrap(lines.first { $0.hasPrefix("layer ") })
         for column in ["type", "options", "method", "input", "output", "BFLOPs", "median ms", "p90 ms", "GFLOPS", "% peak", "% time",

@@ -14,24 +14,41 @@ final class SummaryCommandTests: XCTestCase {
         XCTAssertEqual(lines.last, "Total BFLOPs: 65.862 (sum of the rows; exact 65.864)")
     }
 
-    /// `--methods` at the cfg's own 608: F(2×2) on every 38×38 layer and the first two 19×19
-    /// ones, the streamed F(2×2) on the other 19×19 ones (the method column as wide as its name), the
-    /// memory lines after the table.
+    /// `--methods` at the cfg's own 608 (the method column as wide as its name, the memory lines
+    /// after the table). With OpenBLAS's packed kernel: F(2×2) on every 19×19 layer, streamed
+    /// F(4×4) on the 38×38 and 76×76 ones. Without: F(2×2) on every 38×38 layer and the first
+    /// two 19×19 ones, the streamed F(2×2) on the other 19×19 ones.
     func testMethodsAt608() throws {
         let result = try CLI.run(["summary", try CLI.data("cfg/yolov3.cfg"), "--methods"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         XCTAssertTrue(lines.contains("convolutions with --conv-algorithm auto:"), result.stdout)
-        XCTAssertTrue(lines.contains("layer  method                parameters MB"), result.stdout)
-        XCTAssertTrue(lines.contains("   39  winograd-f2                   8.391"), result.stdout)
-        XCTAssertTrue(lines.contains("   35  winograd                      4.720"), result.stdout)
-        XCTAssertTrue(lines.contains("   62  im2col                       18.878"), result.stdout)
-        XCTAssertTrue(lines.contains("   64  winograd-f2                  33.559"), result.stdout)
-        XCTAssertTrue(lines.contains("   70  winograd-f2-streamed         18.878"), result.stdout)
-        XCTAssertEqual(lines.suffix(2), [
-            "total 358.3 MB of parameters (247.7 MB as darknet stores them); 32 Winograd layers",
-            "activations 71.0 MB, workspace 10.5 MB (one image)",
-        ])
+        let kernel = try XCTUnwrap(lines.last, result.stdout)
+        XCTAssertTrue(kernel.hasPrefix("packed weights: "), result.stdout)
+        if kernel.hasPrefix("packed weights: sgemm_kernel_") {
+            XCTAssertTrue(lines.contains("layer  method             parameters MB"), result.stdout)
+            XCTAssertTrue(lines.contains("   62  im2col                    18.878"), result.stdout)
+            XCTAssertTrue(lines.contains("   64  winograd-f2               33.559"), result.stdout)
+            XCTAssertTrue(lines.contains("   39  winograd-streamed          4.721"), result.stdout)
+            XCTAssertTrue(lines.contains("   35  winograd-streamed          1.181"), result.stdout)
+            XCTAssertTrue(lines.contains("   80  winograd-f2               33.559"), result.stdout)
+            XCTAssertEqual(Array(lines.suffix(3).prefix(2)), [
+                "total 352.4 MB of parameters (247.7 MB as darknet stores them); 32 Winograd layers",
+                "activations 71.0 MB, workspace 11.6 MB (one image)",
+            ])
+        } else {
+            XCTAssertEqual(kernel, "packed weights: none, cblas_sgemm only")
+            XCTAssertTrue(lines.contains("layer  method                parameters MB"), result.stdout)
+            XCTAssertTrue(lines.contains("   62  im2col                       18.878"), result.stdout)
+            XCTAssertTrue(lines.contains("   64  winograd-f2                  33.559"), result.stdout)
+            XCTAssertTrue(lines.contains("   39  winograd-f2                   8.391"), result.stdout)
+            XCTAssertTrue(lines.contains("   35  winograd                      4.720"), result.stdout)
+            XCTAssertTrue(lines.contains("   70  winograd-f2-streamed         18.878"), result.stdout)
+            XCTAssertEqual(Array(lines.suffix(3).prefix(2)), [
+                "total 358.3 MB of parameters (247.7 MB as darknet stores them); 32 Winograd layers",
+                "activations 71.0 MB, workspace 10.5 MB (one image)",
+            ])
+        }
     }
 
     func testTiny() throws {

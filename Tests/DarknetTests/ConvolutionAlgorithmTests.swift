@@ -1,8 +1,19 @@
 @testable import Darknet
 import XCTest
 
-/// Which layers `auto` gives to Winograd, and that the choice is what runs.
+/// Which layers `auto` gives to Winograd, and that the choice is what runs, without OpenBLAS's
+/// packed kernel (`PackedGEMM.enabled` off: the `cblas_sgemm` policy, as on a BLAS without
+/// it; `ConvolutionAlgorithmPackedTests` has the policy with it).
 final class ConvolutionAlgorithmTests: XCTestCase {
+    private var packedWasEnabled = true
+
+    override func setUp() {
+        packedWasEnabled = PackedGEMM.enabled
+        PackedGEMM.enabled = false
+    }
+
+    override func tearDown() { PackedGEMM.enabled = packedWasEnabled }
+
     /// Parameter bytes of every layer under `methods`.
     private func parameterBytes(_ model: ModelDescription, _ methods: [ConvolutionMethod?]) -> Int {
         model.layers.indices.reduce(0) { $0 + model.parameterBytes(ofLayer: $1, method: methods[$1]) }

@@ -35,13 +35,17 @@ final class WinogradTests: XCTestCase {
         // More tiles than `tileMajorMaximumTiles` under F(2×2) (169): tile-major weights there
         // run without the padded rows and workspace scratch (weights prepared for a smaller image).
         Case(channels: 5, height: 26, width: 26, filters: 20, pad: 1),
+        // Packed kernel: channels past one K block of 512 (`PackedGEMM.kBlock`), filters in
+        // whole panels of 4 but not blocks of 16.
+        Case(channels: 515, height: 7, width: 6, filters: 12, pad: 1),
     ]
 
-    /// The methods every case runs through: both variants in both orientations, and the streamed F(2×2).
+    /// The methods every case runs through: both variants in every orientation (`.packed` where
+    /// OpenBLAS's kernel is available here, `PackedGEMM`), and the streamed F(2×2).
     static let methods: [(variant: Winograd.Variant, streamed: Bool, orientation: Winograd.Orientation)] = [
         (.f4, false, .filterMajor), (.f4, false, .tileMajor), (.f2, false, .filterMajor), (.f2, false, .tileMajor),
         (.f2, true, .filterMajor),
-    ]
+    ] + (PackedGEMM.kernel == nil ? [] : [(.f4, false, .packed), (.f2, false, .packed), (.f4, true, .packed)])
 
     func testMatchesNaiveConvolution() {
         checkMatchesNaiveConvolution()
@@ -60,7 +64,8 @@ final class WinogradTests: XCTestCase {
     func checkMatchesNaiveConvolution() {
         var generator = SplitMix64(state: 11)
         for (variant, streamed, orientation) in Self.methods {
-        for c in Self.cases {
+        // Streamed F(4×4) takes whole panels of 4 filters (`Winograd.streamsPacked`).
+        for c in Self.cases where !(streamed && variant == .f4) || c.filters % 4 == 0 {
             for batch in [1, 2] {
                 let outHeight = c.height + 2 * c.pad - 2, outWidth = c.width + 2 * c.pad - 2
                 let plane = c.channels * c.height * c.width, outPlane = c.filters * outHeight * outWidth
@@ -256,17 +261,20 @@ final class WinogradTests: XCTestCase {
         }
     }
 
-    /// The streamed F(2×2) gives the same bits on 1, 2, 3 and 8 workers (its blocks of filters
-    /// depend on the shape alone), here with 70 filters: three blocks, the last one partial.
+    /// The streamed F(2×2) and F(4×4) give the same bits on 1, 2, 3 and 8 workers (their blocks
+    /// of filters depend on the shape alone), here with 68 filters: three blocks of 32 or five of
+    /// 16, the last one partial; so do the tile-major and packed products (one call per position
+    /// and image).
     func testStreamedIsTheSameOnAnyWorkerCount() {
         let saved = GEMM.threads
         defer { GEMM.threads = saved }
         var generator = SplitMix64(state: 5)
-        let c = Case(channels: 37, height: 13, width: 13, filters: 70, pad: 1)
+        // 68 filters: whole panels of 4 for the streamed F(4×4), five blocks of 16 (the last partial).
+        let c = Case(channels: 37, height: 13, width: 13, filters: 68, pad: 1)
         let input = (0..<(c.channels * 13 * 13)).map { _ in generator.uniform(-1, 1) }
         let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
         let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
-        for (variant, streamed, orientation) in Self.methods where streamed || orientation == .tileMajor {
+        for (variant, streamed, orientation) in Self.methods where streamed || orientation != .filterMajor {
             var outputs: [[Float]] = []
             for threads in [1, 2, 3, 8] {
                 GEMM.threads = threads
@@ -300,6 +308,24 @@ final class WinogradTests: XCTestCase {
                         Winograd.transformWeights(variant, $0, filters: filters, channels: channels, lanes: 4)
                     }
                     XCTAssertTrue(four.map(\.bitPattern) == one.map(\.bitPattern), "\(variant) \(filters)×\(channels), \(threads) workers")
+                    // Packed: each position's filter-major plane as `PackedGEMM.packWeights` packs it.
+                    if let kernel = PackedGEMM.kernel {
+                        let packed = weights.withUnsafeBufferPointer {
+                            Winograd.transformWeights(variant, $0, filters: filters, channels: channels, orientation: .packed)
+                        }
+                        var expected = one
+                        let plane = filters * channels
+                        for position in 0..<variant.positions {
+                            expected.withUnsafeMutableBufferPointer { e in
+                                one.withUnsafeBufferPointer { o in
+                                    PackedGEMM.packWeights(kernel, o.baseAddress! + position * plane, rows: filters, k: channels,
+                                                           ldw: channels, into: e.baseAddress! + position * plane)
+                                }
+                            }
+                        }
+                        XCTAssertTrue(packed.map(\.bitPattern) == expected.map(\.bitPattern),
+                                      "\(variant) \(filters)×\(channels) packed, \(threads) workers")
+                    }
                     // Tile-major: the same values, each position's plane transposed (channels × filters).
                     for lanes in [1, 4] {
                         let tileMajor = weights.withUnsafeBufferPointer {
@@ -343,13 +369,41 @@ final class WinogradTests: XCTestCase {
         }
     }
 
+    /// darknet's `filters × C × 3 × 3` → `filters/4 × 9 × C × 4`, and a panel's channel lands
+    /// where `PackedGEMM.packWeights` puts it (every kernel packs whole panels of 4 filters).
+    func testPanelOrder() throws {
+        let (filters, channels) = (8, 3)
+        let weights = (0..<(filters * channels * 9)).map(Float.init)
+        var panels = weights
+        Winograd.reorderPanels(&panels, filters: filters, channels: channels)
+        for f in 0..<filters {
+            for c in 0..<channels {
+                for t in 0..<9 { XCTAssertEqual(panels[((f / 4 * 9 + t) * channels + c) * 4 + f % 4], weights[(f * channels + c) * 9 + t]) }
+            }
+        }
+        let kernel = try XCTUnwrap(PackedGEMM.kernel, "OpenBLAS's \(GEMM.coreName) kernel is not available here")
+        for (rows, k) in [(8, 3), (12, 515), (16, 1030)] {
+            let plain = (0..<(rows * k)).map(Float.init)
+            var packed = [Float](repeating: .nan, count: rows * k)
+            PackedGEMM.packWeights(kernel, plain, rows: rows, k: k, ldw: k, into: &packed)
+            for r in 0..<rows {
+                for c in 0..<k {
+                    let at = Winograd.panelOffset(row: r / 4 * 4, channel: c, rows: rows, channels: k) + r % 4
+                    XCTAssertEqual(packed[at], plain[r * k + c], "\(rows)×\(k) row \(r) channel \(c)")
+                }
+            }
+        }
+    }
+
     private func run(_ c: Case, variant: Winograd.Variant, streamed: Bool = false,
                      orientation: Winograd.Orientation = .filterMajor, batch: Int, input: [Float], inputStride: Int,
                      outputStride: Int, weights: [Float], biases: [Float], activation: Activation = .linear,
                      residual: [Float]? = nil) -> [Float] {
         let outHeight = c.height + 2 * c.pad - 2, outWidth = c.width + 2 * c.pad - 2
         var transformed = weights
-        if streamed {
+        if streamed && variant == .f4 {
+            Winograd.reorderPanels(&transformed, filters: c.filters, channels: c.channels)
+        } else if streamed {
             Winograd.reorderTapMajor(&transformed, filters: c.filters, channels: c.channels)
         } else {
             transformed = weights.withUnsafeBufferPointer {

@@ -191,6 +191,12 @@ public enum GEMM {
         return String(cString: name)
     }
 
+    /// The OpenBLAS kernel the engine drives with pre-packed weights (`sgemm_kernel_COOPERLAKE`),
+    /// nil when it calls `cblas_sgemm` only (see `PackedGEMM`).
+    public static var packedKernel: String? {
+        PackedGEMM.active.map { "sgemm_kernel_\($0.core) (\($0.unrollM)×\($0.unrollN))" }
+    }
+
     /// OpenBLAS's build configuration string.
     public static var configuration: String {
         guard let config = openblas_get_config() else { return "unknown" }

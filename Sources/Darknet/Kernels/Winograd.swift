@@ -37,6 +37,10 @@ enum Winograd {
         /// `positions × C × filters`, the tiles read through the transpose flag
         /// (`WinogradTileMajor.swift`). OpenBLAS's kernel then runs along the filters.
         case tileMajor
+        /// Filter-major products through OpenBLAS's kernel with `U[ξ]` packed at load
+        /// (`PackedGEMM`): `U` stored `positions × filters × C`, each position in the kernel's panel
+        /// layout; M laid out as filter-major. Chosen whenever `PackedGEMM.active` has a kernel.
+        case packed
     }
 
     /// Most tiles per image for which the products run tile-major. On few tiles the filter-major
@@ -53,6 +57,7 @@ enum Winograd {
     /// channels than filters (512 × 1024 on 49 tiles: 44.1 / 44.6 and 53.2 / 52.5 GFLOPS, and in
     /// the engine the tile-major output transform then cost more than the products saved).
     static func orientation(_ variant: Variant, channels: Int, filters: Int, outHeight: Int, outWidth: Int) -> Orientation {
+        if PackedGEMM.active != nil { return .packed }
         let t = tiles(variant, outHeight: outHeight, outWidth: outWidth)
         return tileMajorRoom(tilesPerImage: t.rows * t.columns) && channels <= filters ? .tileMajor : .filterMajor
     }
@@ -71,17 +76,24 @@ enum Winograd {
 
     /// Workspace floats `forward` needs: `V` (positions × C × tiles of a pass), `M` (positions ×
     /// filters × tiles of a pass) and per-worker scratch (see `blocking`). Streamed, `M` is
-    /// replaced by each streamed worker's blocks of transformed weights and of M.
+    /// replaced by each streamed worker's blocks of transformed weights and of M (streamed
+    /// F(4×4), which runs through `PackedGEMM`, by the packed tiles and those blocks).
     static func workspaceCount(_ variant: Variant, channels: Int, filters: Int, outHeight: Int, outWidth: Int,
                                batch: Int = 1, streamed: Bool = false) -> Int {
         let t = tiles(variant, outHeight: outHeight, outWidth: outWidth)
-        let pass = blocking(variant, channels: channels, filters: filters, tileRows: t.rows, tileColumns: t.columns, batch: batch)
+        let pass = blocking(variant, channels: channels, filters: filters, tileRows: t.rows, tileColumns: t.columns, batch: batch,
+                            streamed: streamed)
         let room = !streamed && tileMajorRoom(tilesPerImage: t.rows * t.columns)
         // Tile-major products take each image's tiles padded to `tileMajorImageRows`.
         let perImage = t.columns * pass.tileRows
         let tileCount = (room ? tileMajorImageRows(tiles: perImage) : perImage) * pass.images
         let scratch = scratchCount(variant, tileColumns: t.columns, tileRows: pass.tileRows, images: pass.images,
-                                   tileMajor: room) * maximumWorkers
+                                   tileMajor: room, packedChannels: streamed ? 0 : packedChannels(channels)) * maximumWorkers
+        if streamed && variant == .f4 {
+            // V, the tiles packed for the kernel, and each streamed worker's blocks (`WinogradStreamedPacked.swift`).
+            return 2 * variant.positions * channels * tileCount + scratch
+                + streamedPackedScratchCount(variant, channels: channels, tileCount: tileCount) * streamedWorkers
+        }
         if streamed {
             return variant.positions * channels * tileCount + scratch
                 + streamedScratchCount(channels: channels, tileCount: tileCount) * streamedWorkers
@@ -93,17 +105,23 @@ enum Winograd {
 
     /// Scratch of one worker: the input transform's row-phase buffers (window × m × (rows + 1)
     /// × columns, plus m phase rows), the output transform's m·window + m² planes of tiles for
-    /// `outputGroup` filters of the pass's `images` images (`outputScratchCount`), or (`tileMajor`)
-    /// the tile-major output transform's (`tileMajorScratchCount`).
+    /// `outputGroup` filters of the pass's `images` images (`outputScratchCount`), (`tileMajor`)
+    /// the tile-major output transform's (`tileMajorScratchCount`), or one image's `V[ξ]` packed
+    /// for the kernel (`packedChannels` × the pass's tiles of an image, `PackedGEMM.packColumns`).
     static func scratchCount(_ variant: Variant, tileColumns: Int, tileRows: Int, images: Int = 1,
-                             tileMajor: Bool = false) -> Int {
+                             tileMajor: Bool = false, packedChannels: Int = 0) -> Int {
         let m = variant.tile, w = variant.window
         let input = w * m * (tileRows + 1) * tileColumns + m * (tileColumns + 1)
         // The output transform's planes, and the pair of rows a fused pool finishes at a time.
         let output = outputScratchCount(variant, tileCount: images * tileRows * tileColumns) + 2 * m * tileColumns
         let tileMajorOutput = tileMajor ? tileMajorScratchCount(variant) : 0
-        return max(input, output, tileMajorOutput) + 16
+        let packedTiles = packedChannels * tileRows * tileColumns
+        return max(input, output, tileMajorOutput, packedTiles) + 16
     }
+
+    /// The channels whose packed tiles a worker's scratch holds: all of them when the products
+    /// go through `PackedGEMM` (pre-transformed layers are then `.packed`), else none.
+    static func packedChannels(_ channels: Int) -> Int { PackedGEMM.active != nil ? channels : 0 }
 
     /// Floats the filter-major output transform may use per worker for several filters at once
     /// (`outputGroup`): 128 KB, a quarter of the 512 KB L2 of the Zen cores it was measured on.
@@ -134,7 +152,8 @@ enum Winograd {
 
     /// `U = G g Gᵀ` for every filter and channel, laid out `positions × filters × channels`
     /// (position major) so `U[ξ]` is a row-major `filters × channels` GEMM operand, or
-    /// `positions × channels × filters` for `.tileMajor` (the same values). Computed in Double.
+    /// `positions × channels × filters` for `.tileMajor` (the same values), or each position's
+    /// plane packed for the kernel for `.packed` (`packPositions`). Computed in Double.
     /// `weights` is darknet's `filters × channels × 3 × 3`.
     static func transformWeights(_ variant: Variant, _ weights: UnsafeBufferPointer<Float>,
                                  filters: Int, channels: Int, orientation: Orientation = .filterMajor) -> [Float] {
@@ -169,7 +188,7 @@ enum Winograd {
                         let target = local.baseAddress!
                         var j = 0
                         switch orientation {
-                        case .filterMajor:
+                        case .filterMajor, .packed:
                             let source = weights.baseAddress! + first * 9
                             if lanes == 4 {
                                 while j + 4 <= n {
@@ -201,7 +220,25 @@ enum Winograd {
                     }
                 }
             }
+            if orientation == .packed { packPositions(u.baseAddress!, positions: variant.positions, filters: filters, channels: channels) }
             initialized = count
+        }
+    }
+
+    /// Packs each position's `filters × channels` plane of filter-major `U` in place into the
+    /// panel layout of `PackedGEMM.packWeights`, a position per worker through a copy aside.
+    static func packPositions(_ u: UnsafeMutablePointer<Float>, positions: Int, filters: Int, channels: Int) {
+        guard let kernel = PackedGEMM.kernel else { preconditionFailure("Winograd.packPositions: no packed kernel") }
+        let plane = filters * channels
+        nonisolated(unsafe) let u = u
+        Parallel.forChunks(of: positions, work: positions * plane) { range in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: plane) { aside in
+                for position in range {
+                    let target = u + position * plane
+                    aside.baseAddress!.update(from: target, count: plane)
+                    PackedGEMM.packWeights(kernel, aside.baseAddress!, rows: filters, k: channels, ldw: channels, into: target)
+                }
+            }
         }
     }
 
@@ -260,7 +297,7 @@ enum Winograd {
     /// The same for F(4×4) (6×6 out): Lavin's `G` rows (¼, 0, 0), (−⅙, −⅙, −⅙), (−⅙, ⅙, −⅙),
     /// (1/24, 1/12, ⅙), (1/24, −1/12, ⅙), (0, 0, 1).
     @inline(__always)
-    private static func kernelF4<T: TransformValue>(_ tap: (Int) -> T, _ store: (Int, T) -> Void) {
+    static func kernelF4<T: TransformValue>(_ tap: (Int) -> T, _ store: (Int, T) -> Void) {
         @inline(__always) func G(_ g0: T, _ g1: T, _ g2: T) -> (T, T, T, T, T, T) {
             (g0 / 4, -(g0 + g1 + g2) / 6, -(g0 - g1 + g2) / 6, g0 / 24 + g1 / 12 + g2 / 6, g0 / 24 - g1 / 12 + g2 / 6, g2)
         }

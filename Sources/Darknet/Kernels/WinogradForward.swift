@@ -31,13 +31,13 @@ extension Winograd {
                         inputChannelStride: Int? = nil, outputChannelStride: Int? = nil, streamed: Bool = false,
                         orientation: Orientation = .filterMajor, residual: UnsafePointer<Float>? = nil,
                         pooled: PooledOutput? = nil, timer: inout PhaseTimer?) {
-        precondition(!streamed || variant == .f2, "Winograd.forward: only F(2×2) is streamed")
-        precondition(!streamed || orientation == .filterMajor, "Winograd.forward: streamed products are filter-major")
-        precondition(pooled == nil || (!streamed && orientation == .filterMajor && outHeight % 2 == 0 && outWidth % 2 == 0),
+        precondition(!streamed || (variant == .f2 && orientation == .filterMajor) || (variant == .f4 && orientation == .packed),
+                     "Winograd.forward: streamed F(2×2) runs filter-major, streamed F(4×4) packed")
+        precondition(pooled == nil || (!streamed && orientation != .tileMajor && outHeight % 2 == 0 && outWidth % 2 == 0),
                      "Winograd.forward: only filter-major products of even outputs are pooled")
         let grid = tiles(variant, outHeight: outHeight, outWidth: outWidth)
         let pass = blocking(variant, channels: channels, filters: filters, tileRows: grid.rows, tileColumns: grid.columns,
-                            batch: batch)
+                            batch: batch, streamed: streamed)
         var block = Block(variant: variant, input: input, channels: channels, output: output, filters: filters, transformed: transformed,
                           biases: biases, activation: activation, workspace: workspace, streamed: streamed,
                           orientation: orientation, residual: residual, pooled: pooled, images: pass.images,
@@ -59,16 +59,41 @@ extension Winograd {
         }
     }
 
+    /// The `.packed` products: for each position (split across workers) and image, the image's
+    /// tiles of `V[ξ]` packed into the worker's scratch (`scratch + worker · scratchSize`, which
+    /// the input transform no longer needs), then `M[ξ] = U[ξ] · V[ξ]` by the kernel on the
+    /// weights packed at load. One call per position and image, as filter-major.
+    static func packedProducts(positions: Int, channels: Int, filters: Int, transformed: UnsafePointer<Float>,
+                               v: UnsafePointer<Float>, m: UnsafeMutablePointer<Float>, tileCount: Int, perImage: Int,
+                               images: Int, scratch: UnsafeMutablePointer<Float>, scratchSize: Int) {
+        guard let kernel = PackedGEMM.kernel else { preconditionFailure("Winograd: packed weights without a packed kernel") }
+        Parallel.forWorkers(of: positions, work: filters * channels * tileCount, maximumWorkers: maximumWorkers) { worker, range in
+            let tiles = scratch + worker * scratchSize
+            for position in range {
+                for b in 0..<images {
+                    PackedGEMM.packColumns(kernel, v + position * channels * tileCount + b * perImage, columns: perImage,
+                                           k: channels, ldx: tileCount, into: tiles)
+                    PackedGEMM.multiply(kernel, packedWeights: transformed + position * filters * channels, rows: filters,
+                                        rowRange: 0..<filters, packedColumns: tiles, columns: perImage, columnRange: 0..<perImage,
+                                        k: channels, c: m + position * filters * tileCount + b * perImage, ldc: tileCount)
+                }
+            }
+        }
+    }
+
     /// Floats of `V` and `M` processed at a time (10 MB): large images are transformed and
     /// multiplied in blocks of tile rows, so the workspace stays small (yolov3's 208×208 layer
     /// would otherwise need 37 MB). The whole batch goes through one pass when it fits.
     nonisolated(unsafe) static var blockFloats = 5 << 19
 
     /// Images and tile rows per pass: the whole batch when it fits `blockFloats`, else one image
-    /// at a time in passes of equal tile rows (the last may have one row fewer).
+    /// at a time in passes of equal tile rows (the last may have one row fewer). A tile takes V
+    /// and M (`channels + filters` floats a position), or streamed F(4×4) V, its packed copy and
+    /// the streamed workers' blocks of M (`2·channels + streamedWorkers · streamedPackedBlockFilters`).
     static func blocking(_ variant: Variant, channels: Int, filters: Int, tileRows: Int, tileColumns: Int,
-                         batch: Int) -> (images: Int, tileRows: Int) {
-        let perTileRow = variant.positions * (channels + filters) * tileColumns
+                         batch: Int, streamed: Bool = false) -> (images: Int, tileRows: Int) {
+        let perTile = streamed && variant == .f4 ? 2 * channels + streamedWorkers * streamedPackedBlockFilters : channels + filters
+        let perTileRow = variant.positions * perTile * tileColumns
         if perTileRow * tileRows * batch <= blockFloats { return (batch, tileRows) }
         let most = max(1, min(tileRows, blockFloats / perTileRow))
         let passes = (tileRows + most - 1) / most
@@ -131,12 +156,14 @@ extension Winograd {
             let imageRows = orientation == .tileMajor && room ? tileMajorImageRows(tiles: perImage) : perImage
             let tileCount = imageRows * images
             let v = workspace
-            // Streamed, M is per worker (`streamedProducts`): the scratch follows V.
+            // Streamed, M is per worker (`streamedProducts`): the scratch follows V (streamed
+            // F(4×4): follows the packed tiles, which take M's place).
             let m = workspace + positions * channels * tileCount
             let rowStride = orientation == .tileMajor ? tileMajorRowStride(filters: filters, room: room) : filters
-            let scratch = streamed ? m : m + positions * rowStride * tileCount
+            let scratch = streamed ? (variant == .f4 ? m + positions * channels * tileCount : m)
+                : m + positions * rowStride * tileCount
             let scratchSize = scratchCount(variant, tileColumns: g.tileColumns, tileRows: g.tileRows, images: images,
-                                           tileMajor: room)
+                                           tileMajor: room, packedChannels: streamed ? 0 : packedChannels(channels))
             let (channels, filters, images) = (self.channels, self.filters, self.images)
             let (input, output, inputStride, outputStride) = (self.input, self.output, self.inputStride, self.outputStride)
             let plane = inputChannelStride, outPlane = outputChannelStride
@@ -172,6 +199,30 @@ extension Winograd {
                 return
             }
             let transformed = self.transformed
+            if streamed && variant == .f4 {
+                // Each image's tiles of every position packed once, then the blocks of filters as above.
+                let packedTiles = m
+                guard let kernel = PackedGEMM.kernel else { preconditionFailure("Winograd: streamed F(4×4) without a packed kernel") }
+                Parallel.forChunks(of: positions * images, work: positions * channels * tileCount) { range in
+                    for item in range {
+                        let (position, b) = item.quotientAndRemainder(dividingBy: images)
+                        PackedGEMM.packColumns(kernel, v + position * channels * tileCount + b * perImage, columns: perImage,
+                                               k: channels, ldx: tileCount, into: packedTiles + item * channels * perImage)
+                    }
+                }
+                streamedPackedProducts(panels: transformed, channels: channels, filters: filters, packedTiles: packedTiles,
+                                       tileCount: tileCount, perImage: perImage, images: images,
+                                       scratch: scratch + maximumWorkers * scratchSize) { worker, f, mPlane, positionStride in
+                    for b in 0..<images {
+                        transformOutput(variant, mPlane + b * perImage, g, positionStride: positionStride,
+                                        into: output + b * outputStride + f * outPlane, biases: biases + f, activation: activation,
+                                        rows: scratch + worker * scratchSize,
+                                        residual: residual.map { $0 + b * outputStride + f * outPlane })
+                    }
+                }
+                timer?.lap(\.gemm)
+                return
+            }
             if streamed {
                 // Each worker's block of filters goes through weight transform, products and
                 // output transform in one go, while its block of M is still in the worker's caches.
@@ -192,13 +243,19 @@ extension Winograd {
             // The independent products (one per position and image), split across workers by
             // position, each a single-threaded sgemm: the same calls whatever the thread count, and
             // an image's tiles get the call they get alone (see `GEMM` on determinism).
-            Parallel.forChunks(of: positions, work: filters * channels * tileCount) { range in
-                for position in range {
-                    for b in 0..<images {
-                        GEMM.serial(m: filters, n: perImage, k: channels,
-                                    a: transformed + position * filters * channels, lda: channels,
-                                    b: v + position * channels * tileCount + b * perImage, ldb: tileCount,
-                                    c: m + position * filters * tileCount + b * perImage, ldc: tileCount)
+            if orientation == .packed {
+                packedProducts(positions: positions, channels: channels, filters: filters, transformed: transformed,
+                               v: v, m: m, tileCount: tileCount, perImage: perImage, images: images,
+                               scratch: scratch, scratchSize: scratchSize)
+            } else {
+                Parallel.forChunks(of: positions, work: filters * channels * tileCount) { range in
+                    for position in range {
+                        for b in 0..<images {
+                            GEMM.serial(m: filters, n: perImage, k: channels,
+                                        a: transformed + position * filters * channels, lda: channels,
+                                        b: v + position * channels * tileCount + b * perImage, ldb: tileCount,
+                                        c: m + position * filters * tileCount + b * perImage, ldc: tileCount)
+                        }
                     }
                 }
             }

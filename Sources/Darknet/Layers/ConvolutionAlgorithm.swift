@@ -13,6 +13,10 @@ public enum ConvolutionAlgorithm: String, Sendable, Hashable, CaseIterable {
     /// F(2×2, 3×3) on every such layer with the weights transformed during each forward pass
     /// (`Winograd.streamedProducts`): no more memory than darknet's weights, a little slower.
     case winogradF2Streamed = "winograd-f2-streamed"
+    /// F(4×4, 3×3) on every such layer with the weights transformed during each forward pass
+    /// straight into OpenBLAS's kernel panels (`PackedGEMM`): darknet's memory. Layers it cannot
+    /// take (no packed kernel for this CPU, filters not a multiple of 4) get `winogradF2Streamed`.
+    case winogradStreamed = "winograd-streamed"
 }
 
 /// What one layer actually runs, as `summary` and `benchmark` show it.
@@ -26,6 +30,8 @@ public enum ConvolutionMethod: String, Sendable, Hashable {
     case winogradF2 = "winograd-f2"
     /// Winograd F(2×2, 3×3), weights transformed during the forward pass, block by block.
     case winogradF2Streamed = "winograd-f2-streamed"
+    /// Winograd F(4×4, 3×3), weights transformed during the forward pass into the packed kernel's panels.
+    case winogradStreamed = "winograd-streamed"
 
     /// True for the Winograd methods.
     public var isWinograd: Bool { winogradVariant != nil }
@@ -33,7 +39,7 @@ public enum ConvolutionMethod: String, Sendable, Hashable {
     /// The Winograd variant, nil for the GEMM methods.
     var winogradVariant: Winograd.Variant? {
         switch self {
-        case .winograd: return .f4
+        case .winograd, .winogradStreamed: return .f4
         case .winogradF2, .winogradF2Streamed: return .f2
         case .gemm, .im2col: return nil
         }
@@ -43,9 +49,12 @@ public enum ConvolutionMethod: String, Sendable, Hashable {
     var floatsPerKernel: Int {
         switch self {
         case .winograd, .winogradF2: return winogradVariant!.positions
-        case .winogradF2Streamed, .gemm, .im2col: return 9
+        case .winogradF2Streamed, .winogradStreamed, .gemm, .im2col: return 9
         }
     }
+
+    /// True for the methods that transform the weights during each forward pass.
+    public var isStreamed: Bool { self == .winogradF2Streamed || self == .winogradStreamed }
 }
 
 extension Convolutional {
@@ -98,82 +107,142 @@ extension ModelDescription {
         switch algorithm {
         case .im2col:
             break
-        case .winograd, .winogradF2, .winogradF2Streamed:
+        case .winograd, .winogradF2, .winogradF2Streamed, .winogradStreamed:
             let forced: ConvolutionMethod = switch algorithm {
             case .winograd: .winograd
             case .winogradF2: .winogradF2
+            case .winogradStreamed: .winogradStreamed
             default: .winogradF2Streamed
             }
             for layer in layers {
-                if case .convolutional(let conv) = layer.kind, conv.winogradEligible { methods[layer.index] = forced }
+                guard case .convolutional(let conv) = layer.kind, conv.winogradEligible else { continue }
+                methods[layer.index] = forced == .winogradStreamed && !Winograd.streamsPacked(filters: conv.filters)
+                    ? .winogradF2Streamed : forced
             }
         case .auto:
-            var candidates: [(layer: Layer, conv: Convolutional, area: Int, f4Tiles: Int)] = []
-            for layer in layers {
-                guard case .convolutional(let conv) = layer.kind, conv.winogradEligible, layer.input.channels >= 16 else { continue }
-                let tiles = Winograd.tiles(.f4, outHeight: layer.output.height, outWidth: layer.output.width)
-                candidates.append((layer, conv, layer.output.height * layer.output.width, tiles.rows * tiles.columns))
-            }
-            let float = MemoryLayout<Float>.stride
-            var workspace = Network.workspaceCount(for: self, methods: methods, batch: batch)
-            let parameters = WeightsReader.parameterBytes(for: self)
-            let held = parameters + activationBytes(batch: batch) + workspace * float + processReserveBytes
-            var budget = max(2 * parameters - held, Self.winogradMemoryFloor)
-            // One output size at a time, largest first: F(4×4) for all of its layers if they
-            // all fit, else F(2×2) for as many as fit (yolov3 at 608: F(2×2) on all eleven 38×38
-            // layers costs what F(4×4) on three would).
-            for area in Set(candidates.map(\.area)).sorted(by: >) {
-                let group = candidates.filter { $0.area == area }
-                func cost(_ candidate: (layer: Layer, conv: Convolutional, area: Int, f4Tiles: Int),
-                          _ method: ConvolutionMethod, workspace: Int) -> (bytes: Int, workspace: Int) {
-                    let layer = candidate.layer
-                    let weights = candidate.conv.filters * candidate.conv.fanIn(inputChannels: layer.input.channels) * float
-                    let needed = candidate.conv.workspaceCount(input: layer.input, output: layer.output, method: method, batch: batch)
-                    let extra = weights / 9 * (method.floatsPerKernel - 9)
-                    return (extra + max(0, needed - workspace) * float, max(workspace, needed))
-                }
-                if group[0].f4Tiles >= 100 {
-                    var groupBytes = 0, groupWorkspace = workspace
-                    for candidate in group {
-                        let (bytes, grown) = cost(candidate, .winograd, workspace: groupWorkspace)
-                        groupBytes += bytes
-                        groupWorkspace = grown
-                    }
-                    if groupBytes <= budget {
-                        for candidate in group { methods[candidate.layer.index] = .winograd }
-                        budget -= groupBytes
-                        workspace = groupWorkspace
-                        continue
-                    }
-                }
-                for candidate in group {
-                    for method in [ConvolutionMethod.winogradF2, .winogradF2Streamed] {
-                        let (bytes, grown) = cost(candidate, method, workspace: workspace)
-                        guard bytes <= budget else { continue }
-                        methods[candidate.layer.index] = method
-                        budget -= bytes
-                        workspace = grown
-                        break
-                    }
-                }
-            }
+            methods = autoMethods(batch: batch).methods
         }
         return methods
     }
 
-    /// True when twice the parameters bound `auto`'s choice: a layer it gives Winograd (3×3
-    /// stride 1, 16 input channels or more) got the streamed F(2×2) or stayed im2col for lack of
-    /// budget. The process then runs within a few MB of twice the parameters (yolov3: 4–8 MB at
-    /// 416, 608 and 800), with no room for anything that grows, such as more photos in flight
-    /// (`detect` then runs its stages one after another).
-    public func autoIsMemoryBound(batch: Int = 1) -> Bool {
-        let methods = convolutionMethods(.auto, batch: batch)
-        return layers.contains { layer in
-            guard case .convolutional(let conv) = layer.kind, conv.winogradEligible, layer.input.channels >= 16 else {
+    /// `auto`'s choice (see `convolutionMethods`), and whether the budget refused a layer a
+    /// method it would otherwise have got (`autoIsMemoryBound`).
+    private func autoMethods(batch: Int) -> (methods: [ConvolutionMethod?], bound: Bool) {
+        var methods: [ConvolutionMethod?] = layers.map { layer in
+            guard case .convolutional(let conv) = layer.kind else { return nil }
+            return conv.isPointwise ? .gemm : .im2col
+        }
+        var candidates: [Candidate] = []
+        for layer in layers {
+            guard case .convolutional(let conv) = layer.kind, conv.winogradEligible, layer.input.channels >= 16 else { continue }
+            let tiles = Winograd.tiles(.f4, outHeight: layer.output.height, outWidth: layer.output.width)
+            candidates.append(Candidate(layer: layer, conv: conv, area: layer.output.height * layer.output.width,
+                                        f4Tiles: tiles.rows * tiles.columns))
+        }
+        let float = MemoryLayout<Float>.stride
+        var workspace = Network.workspaceCount(for: self, methods: methods, batch: batch)
+        let parameters = WeightsReader.parameterBytes(for: self)
+        let held = parameters + activationBytes(batch: batch) + workspace * float + processReserveBytes
+        let twice = 2 * parameters - held
+        var budget = max(twice, Self.winogradMemoryFloor)
+        var bound = false
+        /// Bytes `candidate` costs moving from its current method to `method` (the extra weights,
+        /// and the workspace growth), and the workspace after.
+        func cost(_ candidate: Candidate, _ method: ConvolutionMethod, workspace: Int) -> (bytes: Int, workspace: Int) {
+            let layer = candidate.layer
+            let weights = candidate.conv.filters * candidate.conv.fanIn(inputChannels: layer.input.channels) * float
+            let needed = candidate.conv.workspaceCount(input: layer.input, output: layer.output, method: method, batch: batch)
+            let held = methods[layer.index]?.floatsPerKernel ?? 9
+            return (weights / 9 * (method.floatsPerKernel - held) + max(0, needed - workspace) * float, max(workspace, needed))
+        }
+        /// Gives `candidate` `method` when it fits the budget; says whether it did.
+        func take(_ candidate: Candidate, _ method: ConvolutionMethod) -> Bool {
+            let (bytes, grown) = cost(candidate, method, workspace: workspace)
+            guard bytes <= budget else {
+                bound = true
                 return false
             }
-            return methods[layer.index] == .winogradF2Streamed || methods[layer.index] == .im2col
+            methods[candidate.layer.index] = method
+            budget -= bytes
+            workspace = grown
+            return true
         }
+        if PackedGEMM.active != nil {
+            // Streamed F(4×4) everywhere (no parameter memory; from about 100 tiles it runs as fast
+            // as pre-transformed F(4×4), whose weights come from memory every pass), then the
+            // budget on the small grids, smallest first, where each weight serves few tiles and
+            // the transform during the pass costs most: pre-transformed F(2×2) where F(4×4) has at
+            // most 32 tiles, then F(4×4) pre-transformed layer by layer; what is left goes to the
+            // large grids, a whole output size at a time, largest first (pre-transformed layers
+            // can compute the 2×2 pool that follows them, `Network.fusedPools`). yolov3 at 416,
+            // 2 threads, per layer (streamed F(4×4) / pre-transformed F(2×2) / pre-transformed
+            // F(4×4), ms, 2026-11-24, Zen 4): 13×13 5.0 / 4.35 / 3.9, 26×26 3.3 / 3.8 / 3.2,
+            // 52×52 2.93 / 4.1 / 3.05.
+            for candidate in candidates {
+                _ = take(candidate, Winograd.streamsPacked(filters: candidate.conv.filters) ? .winogradStreamed : .winogradF2Streamed)
+            }
+            let small = candidates.filter { $0.f4Tiles < 100 }.sorted { ($0.area, $0.layer.index) < ($1.area, $1.layer.index) }
+            for candidate in small where candidate.f4Tiles <= 32 { _ = take(candidate, .winogradF2) }
+            for candidate in small { _ = take(candidate, .winograd) }
+            // The floor is an allowance on top of twice the weights (yolov3-tiny, large batches):
+            // spending it all does not make the process hold twice its weights.
+            if twice < Self.winogradMemoryFloor { bound = false }
+            for area in Set(candidates.filter { $0.f4Tiles >= 100 }.map(\.area)).sorted(by: >) {
+                let group = candidates.filter { $0.area == area }
+                var groupBytes = 0, groupWorkspace = workspace
+                for candidate in group {
+                    let (bytes, grown) = cost(candidate, .winograd, workspace: groupWorkspace)
+                    groupBytes += bytes
+                    groupWorkspace = grown
+                }
+                guard groupBytes <= budget else { continue }
+                for candidate in group { methods[candidate.layer.index] = .winograd }
+                budget -= groupBytes
+                workspace = groupWorkspace
+            }
+            return (methods, bound)
+        }
+        // One output size at a time, largest first: F(4×4) for all of its layers if they
+        // all fit, else F(2×2) for as many as fit (yolov3 at 608: F(2×2) on all eleven 38×38
+        // layers costs what F(4×4) on three would).
+        for area in Set(candidates.map(\.area)).sorted(by: >) {
+            let group = candidates.filter { $0.area == area }
+            if group[0].f4Tiles >= 100 {
+                var groupBytes = 0, groupWorkspace = workspace
+                for candidate in group {
+                    let (bytes, grown) = cost(candidate, .winograd, workspace: groupWorkspace)
+                    groupBytes += bytes
+                    groupWorkspace = grown
+                }
+                if groupBytes <= budget {
+                    for candidate in group { methods[candidate.layer.index] = .winograd }
+                    budget -= groupBytes
+                    workspace = groupWorkspace
+                    continue
+                }
+            }
+            for candidate in group where !take(candidate, .winogradF2) { _ = take(candidate, .winogradF2Streamed) }
+        }
+        return (methods, bound)
+    }
+
+    /// A convolution `auto` may give Winograd, with its output size and F(4×4) tile count.
+    private struct Candidate {
+        var layer: Layer
+        var conv: Convolutional
+        var area: Int
+        var f4Tiles: Int
+    }
+
+    /// True when twice the parameters bound `auto`'s choice: the budget refused a layer a method
+    /// it would otherwise have got (without the packed kernel: a layer got the streamed F(2×2) or
+    /// stayed im2col; with it, a small grid's layer stayed streamed or short of F(4×4), and the
+    /// budget was twice the weights rather than the floor). The
+    /// process then runs within a few MB of twice the parameters (yolov3: 4–8 MB at 416, 608
+    /// and 800), with no room for anything that grows, such as more photos in flight (`detect`
+    /// then runs its stages one after another).
+    public func autoIsMemoryBound(batch: Int = 1) -> Bool {
+        autoMethods(batch: batch).bound
     }
 
     /// Bytes of the activation arena a network of `batch` images allocates (`MemoryPlan`),

@@ -138,10 +138,10 @@ public struct Convolutional: Sendable, Hashable {
     public func workspaceCount(input: TensorShape, output: TensorShape, method: ConvolutionMethod = .im2col,
                                batch: Int = 1) -> Int {
         switch method {
-        case .winograd, .winogradF2, .winogradF2Streamed:
+        case .winograd, .winogradF2, .winogradF2Streamed, .winogradStreamed:
             return Winograd.workspaceCount(method.winogradVariant ?? .f4, channels: input.channels, filters: filters,
                                            outHeight: output.height, outWidth: output.width, batch: batch,
-                                           streamed: method == .winogradF2Streamed)
+                                           streamed: method.isStreamed)
         case .gemm, .im2col:
             if isPointwise { return 0 }
             if let banded = Im2colBands.workspaceCount(k: fanIn(inputChannels: input.channels), outHeight: output.height,

@@ -157,7 +157,7 @@ public final class Network {
     /// The method prepared parameters run: their Winograd variant, else im2col (or plain GEMM).
     private static func method(_ parameters: ConvolutionWeights) -> ConvolutionMethod {
         switch parameters.winogradVariant {
-        case .f4: return .winograd
+        case .f4: return parameters.winogradStreamed ? .winogradStreamed : .winograd
         case .f2: return parameters.winogradStreamed ? .winogradF2Streamed : .winogradF2
         case nil: return .im2col
         }

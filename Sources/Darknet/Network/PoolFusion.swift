@@ -18,7 +18,7 @@ extension Network {
             guard plan.poolWrittenEarly[layer.index], case .convolutional(let conv) = layers[layer.index - 1].kind,
                   let weights = parameters[layer.index - 1] else { return false }
             if weights.winogradVariant != nil {
-                return !weights.winogradStreamed && weights.winogradOrientation == .filterMajor
+                return !weights.winogradStreamed && weights.winogradOrientation != .tileMajor
             }
             let convolution = layers[layer.index - 1]
             guard !conv.isPointwise, conv.groups == 1,

@@ -13,11 +13,13 @@ public struct ConvolutionWeights: Sendable {
     /// The weights transformed for Winograd (`positions × filters × C`, or `positions × C ×
     /// filters` tile-major), when the layer runs Winograd; `weights` is then emptied so the
     /// model is not held twice. For the streamed F(2×2) they are the plain weights in
-    /// `Winograd.reorderTapMajor` order (`filters × 9 × C`).
+    /// `Winograd.reorderTapMajor` order (`filters × 9 × C`), for the streamed F(4×4) in
+    /// `Winograd.reorderPanels` order.
     public var winograd: [Float]?
     /// Which Winograd F(m×m, 3×3) `winograd` is for.
     var winogradVariant: Winograd.Variant?
-    /// True when `winograd` holds tap-major plain weights for `Winograd.streamedProducts`.
+    /// True when `winograd` holds reordered plain weights for `Winograd.streamedProducts` (F(2×2))
+    /// or `Winograd.streamedPackedProducts` (F(4×4)).
     var winogradStreamed = false
     /// How the products run, and so how `winograd` is laid out (`Winograd.orientation`).
     var winogradOrientation = Winograd.Orientation.filterMajor
@@ -35,12 +37,17 @@ public struct ConvolutionWeights: Sendable {
         let filters = output.channels
         guard let variant = method.winogradVariant, winograd == nil else { return self }
         winogradVariant = variant
-        if method == .winogradF2Streamed {
+        if method.isStreamed {
             // Reordered in place: the array moves over (copied only when a caller still holds
             // these parameters, as `Network.prepare`'s do not).
             var plain = weights
             weights = []
-            Winograd.reorderTapMajor(&plain, filters: filters, channels: channels)
+            if method == .winogradStreamed {
+                Winograd.reorderPanels(&plain, filters: filters, channels: channels)
+                winogradOrientation = .packed
+            } else {
+                Winograd.reorderTapMajor(&plain, filters: filters, channels: channels)
+            }
             winograd = plain
             winogradStreamed = true
             return self

@@ -153,7 +153,7 @@ public enum WeightsReader {
     /// The convolutions whose weights `read` transforms for Winograd as it reads them (their
     /// variant, nil for the others): their plain weights only pass through a scratch buffer.
     static func transformedVariant(_ layer: Layer, _ methods: [ConvolutionMethod?]) -> Winograd.Variant? {
-        guard let method = method(of: layer, in: methods), method != .winogradF2Streamed else { return nil }
+        guard let method = method(of: layer, in: methods), !method.isStreamed else { return nil }
         return method.winogradVariant
     }
 

@@ -1,0 +1,100 @@
+@testable import Darknet
+import XCTest
+
+/// `auto` with OpenBLAS's packed kernel (`PackedGEMM`): streamed F(4×4) by default, the
+/// budget on the small grids first; and the streamed F(4×4) method end to end. Skipped where
+/// this machine's OpenBLAS has no packed kernel the engine knows.
+final class ConvolutionAlgorithmPackedTests: XCTestCase {
+    override func setUpWithError() throws {
+        try XCTSkipIf(PackedGEMM.active == nil, "OpenBLAS's \(GEMM.coreName) kernel is not available here")
+    }
+
+    private func plannedBytes(_ model: ModelDescription, _ methods: [ConvolutionMethod?], batch: Int = 1) -> Int {
+        model.layers.indices.reduce(0) { $0 + model.parameterBytes(ofLayer: $1, method: methods[$1]) }
+            + model.activationBytes(batch: batch) + model.workspaceBytes(methods: methods, batch: batch) + model.processReserveBytes
+    }
+
+    private func indices(_ model: ModelDescription, _ methods: [ConvolutionMethod?], _ method: ConvolutionMethod) -> [Int] {
+        model.layers.map(\.index).filter { methods[$0] == method }
+    }
+
+    /// yolov3 at 416: every 13×13 layer pre-transformed (the first under F(4×4), the other six
+    /// under F(2×2)), the 208 and 104 grids pre-transformed F(4×4) with what is left, the 52 and
+    /// 26 grids streamed; within twice the weights, and one more 13×13 layer under F(4×4) or
+    /// one 26×26 layer pre-transformed F(4×4) would not be (F(2×2) is not tried there: streamed
+    /// F(4×4) runs faster).
+    func testAutoOnYOLOv3At416() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
+        let methods = model.convolutionMethods(.auto)
+        XCTAssertEqual(indices(model, methods, .winograd), [3, 7, 10, 64])
+        XCTAssertEqual(indices(model, methods, .winogradF2), [67, 70, 73, 76, 78, 80])
+        let streamed = indices(model, methods, .winogradStreamed)
+        XCTAssertEqual(Set(streamed.map { model.layers[$0].output.height }), [52, 26])
+        XCTAssertEqual(streamed.count, 22)
+        let limit = 2 * WeightsReader.parameterBytes(for: model)
+        XCTAssertLessThanOrEqual(plannedBytes(model, methods), limit)
+        for (layer, method) in [(67, ConvolutionMethod.winograd), (39, .winograd)] {
+            var more = methods
+            more[layer] = method
+            XCTAssertGreaterThan(plannedBytes(model, more), limit, "layer \(layer) under \(method) would have fitted")
+        }
+        XCTAssertTrue(model.autoIsMemoryBound())
+        XCTAssertEqual(methods[0], .im2col, "3 input channels: too thin for Winograd")
+        XCTAssertEqual(methods[1], .im2col, "stride 2")
+    }
+
+    /// At 608 the arena is 71 MB: the seven 19×19 layers (25 F(4×4) tiles) pre-transformed
+    /// F(2×2), the 38×38 and 76×76 grids streamed. At 800 (123 MB of activations) the 25×25
+    /// layers (49 tiles, 18.9 MB of weights each) find no room for F(4×4)'s 57 MB more: they and
+    /// the 50×50 ones run streamed, and what is left goes to the largest grids.
+    func testAutoOnYOLOv3At608And800() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 608, height: 608)
+        let methods = model.convolutionMethods(.auto)
+        XCTAssertEqual(indices(model, methods, .winogradF2), [64, 67, 70, 73, 76, 78, 80])
+        XCTAssertEqual(Set(indices(model, methods, .winogradStreamed).map { model.layers[$0].output.height }), [76, 38])
+        XCTAssertLessThanOrEqual(plannedBytes(model, methods), 2 * WeightsReader.parameterBytes(for: model))
+        XCTAssertTrue(model.autoIsMemoryBound())
+        let large = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 800, height: 800)
+        let all = large.convolutionMethods(.auto)
+        XCTAssertEqual(all.compactMap { $0 }.filter(\.isWinograd).count, 32)
+        XCTAssertEqual(Set(indices(large, all, .winogradStreamed).map { large.layers[$0].output.height }), [50, 25])
+        XCTAssertEqual(Set(indices(large, all, .winograd).map { large.layers[$0].output.height }), [400, 200, 100])
+        XCTAssertLessThanOrEqual(plannedBytes(large, all), 2 * WeightsReader.parameterBytes(for: large))
+    }
+
+    /// yolov3-tiny gets the floor (32 MB): F(4×4) pre-transformed on the 208, 104 and 52 grids
+    /// (their pools stay fused) and on layer 8 (26×26), F(2×2) on the 13×13 ones, layer 21
+    /// streamed; not memory-bound.
+    func testAutoOnTiny() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
+        let methods = model.convolutionMethods(.auto)
+        XCTAssertEqual(indices(model, methods, .winograd), [2, 4, 6, 8])
+        XCTAssertEqual(indices(model, methods, .winogradF2), [10, 12, 14])
+        XCTAssertEqual(indices(model, methods, .winogradStreamed), [21])
+        XCTAssertFalse(model.autoIsMemoryBound())
+    }
+
+    /// The streamed F(4×4) holds the plain weights (as many floats as darknet's, reordered in
+    /// panels) and computes what im2col does within float rounding; forced, it takes every
+    /// 3×3 stride-1 layer.
+    func testStreamedF4HoldsThePlainWeights() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
+        let bytes = SyntheticWeights.bytes(for: model, seed: 4)
+        let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+        let network = try Network(model: model, weights: weights, algorithm: .winogradStreamed)
+        XCTAssertEqual(network.methods, model.convolutionMethods(.winogradStreamed))
+        for layer in model.layers {
+            guard case .convolutional(let conv) = layer.kind else { continue }
+            XCTAssertEqual(network.methods[layer.index] == .winogradStreamed, conv.winogradEligible, "layer \(layer.index)")
+            guard network.methods[layer.index] == .winogradStreamed else { continue }
+            XCTAssertEqual(network.parameterBytes[layer.index], weights[layer.index]?.bytes, "layer \(layer.index)")
+        }
+        let input = SyntheticWeights.input(model.inputShape)
+        let fast = try network.forward(input)
+        let plain = try Network(model: model, weights: weights, algorithm: .im2col).forward(input)
+        for (a, b) in zip(fast, plain) {
+            let scale = b.values.map(abs).max() ?? 1
+            for i in a.values.indices { XCTAssertEqual(a.values[i], b.values[i], accuracy: 1e-4 * scale) }
+        }
+    }
+}
