@@ -34,9 +34,11 @@ import Darwin
 ///
 /// Where OpenBLAS lacks these symbols (a build without per-core kernels, another BLAS) or the
 /// core is not one whose unrolls are known here, or the self-check fails, `kernel` is nil and
-/// the engine calls `cblas_sgemm` as before. Bits: an element's sum runs over k in order within
-/// a K block, blocks added in order; the calls are fixed by shape, so the bits are the same on
-/// any thread count. They differ from `cblas_sgemm`'s by rounding only (it cuts K at 256 or 320).
+/// the engine calls `cblas_sgemm` as before. Bits: K blocks are added in order; whether an
+/// element's bits depend on where its call's rows and columns are cut is up to the kernel (not
+/// with `Cooperlake`'s; with `Zen`'s, which runs rows in blocks of 12, 8 and 4, they do), so the
+/// callers cut by shape alone and the bits are the same on any thread count. They differ from
+/// `cblas_sgemm`'s by rounding only (it cuts K at 256 or 320).
 enum PackedGEMM {
     typealias KernelFunction = @convention(c) (Int, Int, Int, Float, UnsafePointer<Float>?, UnsafePointer<Float>?,
                                                 UnsafeMutablePointer<Float>?, Int) -> Int32
