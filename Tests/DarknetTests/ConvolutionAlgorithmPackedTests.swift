@@ -97,4 +97,29 @@ final class ConvolutionAlgorithmPackedTests: XCTestCase {
             for i in a.values.indices { XCTAssertEqual(a.values[i], b.values[i], accuracy: 1e-4 * scale) }
         }
     }
+
+    /// 1×1 convolutions keep darknet's weight count, packed for the kernel once at load, and
+    /// compute what the `cblas_sgemm` path does within rounding (every output of yolov3-tiny).
+    func testPointwiseWeightsArePacked() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
+        let bytes = SyntheticWeights.bytes(for: model, seed: 6)
+        let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+        let prepared = Network.prepare(weights, for: model, algorithm: .im2col)
+        let network = try Network(model: model, weights: prepared, algorithm: .im2col)
+        let pointwise = model.layers.filter { network.methods[$0.index] == .gemm }.map(\.index)
+        XCTAssertEqual(pointwise, [13, 15, 18, 22])
+        for index in pointwise {
+            XCTAssertEqual(prepared[index]?.weightsPacked, true, "layer \(index)")
+            XCTAssertEqual(prepared[index]?.weights.count, weights[index]?.weights.count)
+        }
+        PackedGEMM.enabled = false
+        defer { PackedGEMM.enabled = true }
+        let plain = try Network(model: model, weights: Network.prepare(weights, for: model, algorithm: .im2col), algorithm: .im2col)
+        XCTAssertTrue(pointwise.allSatisfy { plain.methods[$0] == .gemm })
+        let input = SyntheticWeights.input(model.inputShape)
+        for (a, b) in zip(try network.forward(input), try plain.forward(input)) {
+            let scale = b.values.map(abs).max() ?? 1
+            for i in a.values.indices { XCTAssertEqual(a.values[i], b.values[i], accuracy: 1e-5 * scale) }
+        }
+    }
 }

@@ -74,4 +74,48 @@ final class PackedGEMMTests: XCTestCase {
         for i in whole.indices { XCTAssertEqual(runs[0][i], whole[i], accuracy: 1e-5 * Float(k).squareRoot(), "element \(i)") }
         XCTAssertTrue(runs[0].map(\.bitPattern) == runs[1].map(\.bitPattern))
     }
+
+    /// `GEMM.multiplyPacked` (1×1 convolutions) gives `GEMM.multiply`'s values on shapes cut by
+    /// rows and by columns, with a batch's segments, visits every element once in its epilogue,
+    /// and gives the same bits on 1, 2 and 3 workers.
+    func testMultiplyPackedIsMultiply() throws {
+        let kernel = try XCTUnwrap(PackedGEMM.kernel, "OpenBLAS's \(GEMM.coreName) kernel is not available here")
+        let saved = GEMM.threads
+        defer { GEMM.threads = saved }
+        var generator = SplitMix64(state: 37)
+        for (m, n, k, segments) in [(5, 7, 3, 1), (64, 676, 256, 1), (255, 169, 1024, 1), (40, 2 * 300, 130, 2), (128, 2704, 70, 1)] {
+            let w = (0..<(m * k)).map { _ in generator.uniform(-1, 1) }
+            let x = (0..<(k * n)).map { _ in generator.uniform(-1, 1) }
+            var packed = [Float](repeating: 0, count: m * k)
+            PackedGEMM.packWeights(kernel, w, rows: m, k: k, ldw: k, into: &packed)
+            var expected = [Float](repeating: 0, count: m * n)
+            GEMM.threads = 1
+            GEMM.multiply(m: m, n: n, k: k, a: w, lda: k, b: x, ldb: n, c: &expected, ldc: n, segments: segments)
+            var scratch = [Float](repeating: .nan, count: PackedGEMM.maximumWorkers * GEMM.packedScratchCount(k: k))
+            var outputs: [[Float]] = []
+            for threads in [1, 2, 3] {
+                GEMM.threads = threads
+                var c = [Float](repeating: .nan, count: m * n)
+                var visits = [Int](repeating: 0, count: m * n)
+                c.withUnsafeMutableBufferPointer { c in
+                    let base = c.baseAddress!
+                    scratch.withUnsafeMutableBufferPointer { scratch in
+                        visits.withUnsafeMutableBufferPointer { visits in
+                            nonisolated(unsafe) let visits = visits
+                            GEMM.multiplyPacked(kernel, m: m, n: n, k: k, packedA: packed, b: x, ldb: n, c: base, ldc: n,
+                                                scratch: scratch.baseAddress!, segments: segments) { _, start, count in
+                                for i in 0..<count { visits[base.distance(to: start) + i] += 1 }
+                            }
+                        }
+                    }
+                }
+                XCTAssertEqual(visits, [Int](repeating: 1, count: m * n), "\(m)×\(n)×\(k), \(threads) workers")
+                outputs.append(c)
+            }
+            for i in expected.indices {
+                XCTAssertEqual(outputs[0][i], expected[i], accuracy: 1e-5 * Float(k).squareRoot(), "\(m)×\(n)×\(k) element \(i)")
+            }
+            for output in outputs.dropFirst() { XCTAssertTrue(output.map(\.bitPattern) == outputs[0].map(\.bitPattern)) }
+        }
+    }
 }

@@ -40,10 +40,36 @@ public enum GEMM {
                                 epilogue: RowEpilogue = { _, _, _ in }) -> Double {
         precondition(segments >= 1 && n % segments == 0, "GEMM.multiply: \(n) columns in \(segments) equal segments")
         let product = Product(m: m, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: accumulate,
-                              width: n / segments, cut: parts(m: m, n: n / segments, k: k))
+                              width: n / segments, cut: parts(m: m, n: n / segments, k: k), packed: nil)
+        return run(product, segments: segments, timeEpilogue: timeEpilogue, epilogue: epilogue)
+    }
+
+    /// `multiply` with A packed by `PackedGEMM.packWeights` (`m` rows, `k` deep): the same parts,
+    /// each worker packing its part's columns of B, `packedColumnBlock` at a time, into its slice
+    /// of `scratch` (`packedScratchCount(k:)` floats each, `PackedGEMM.maximumWorkers` slices)
+    /// before the kernel multiplies them.
+    @discardableResult
+    static func multiplyPacked(_ kernel: PackedGEMM.Kernel, m: Int, n: Int, k: Int, packedA: UnsafePointer<Float>,
+                               b: UnsafePointer<Float>, ldb: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
+                               scratch: UnsafeMutablePointer<Float>, segments: Int = 1, timeEpilogue: Bool = false,
+                               epilogue: RowEpilogue = { _, _, _ in }) -> Double {
+        precondition(segments >= 1 && n % segments == 0, "GEMM.multiplyPacked: \(n) columns in \(segments) equal segments")
+        let product = Product(m: m, k: k, a: packedA, lda: k, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: false,
+                              width: n / segments, cut: parts(m: m, n: n / segments, k: k), packed: (kernel, scratch))
+        return run(product, segments: segments, timeEpilogue: timeEpilogue, epilogue: epilogue)
+    }
+
+    /// Columns of B a worker packs at a time in `multiplyPacked` (a multiple of every kernel's `unrollM`).
+    static let packedColumnBlock = 64
+
+    /// Scratch floats one worker of `multiplyPacked` uses: a block of columns, `k` deep.
+    static func packedScratchCount(k: Int) -> Int { packedColumnBlock * k }
+
+    /// Runs `product`'s parts on the workers (see `multiply`).
+    private static func run(_ product: Product, segments: Int, timeEpilogue: Bool, epilogue: RowEpilogue) -> Double {
         let total = segments * product.cut.count
-        let workers = min(threads, total)
-        guard workers > 1 else { return product.run(0..<total, epilogue, timed: timeEpilogue) }
+        let workers = min(threads, total, product.packed == nil ? .max : PackedGEMM.maximumWorkers)
+        guard workers > 1 else { return product.run(0..<total, worker: 0, epilogue, timed: timeEpilogue) }
         // The workers are done when `WorkerPool.run` returns, so the closure never escapes;
         // their parts are disjoint, so no two write the same element of C. Each worker takes the
         // next part when it is done with one (see `Parallel`): which worker runs a part does not
@@ -58,7 +84,7 @@ public enum GEMM {
                     while true {
                         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                         guard index < total else { return }
-                        seconds[worker] += product.run(index..<index + 1, epilogue, timed: timeEpilogue)
+                        seconds[worker] += product.run(index..<index + 1, worker: worker, epilogue, timed: timeEpilogue)
                     }
                 }
                 return seconds.reduce(0, +) / Double(workers)
@@ -77,6 +103,8 @@ public enum GEMM {
         /// Columns per segment, and how each segment is cut.
         var width: Int
         var cut: (byRows: Bool, count: Int)
+        /// For `multiplyPacked`: A is packed, and each worker packs B's columns into its scratch.
+        var packed: (kernel: PackedGEMM.Kernel, scratch: UnsafeMutablePointer<Float>)?
 
         /// Part `index` (segment `index / cut.count`, piece `index % cut.count`): its rows and columns of C.
         func part(_ index: Int) -> (rows: Range<Int>, columns: Range<Int>) {
@@ -89,10 +117,21 @@ public enum GEMM {
 
         /// The parts `indices`, one after another: each one sgemm, then the epilogue on it.
         /// Returns the seconds spent in the epilogue when `timed`.
-        func run(_ indices: Range<Int>, _ epilogue: RowEpilogue, timed: Bool) -> Double {
+        func run(_ indices: Range<Int>, worker: Int, _ epilogue: RowEpilogue, timed: Bool) -> Double {
             var seconds = 0.0
             for index in indices {
                 let (rows, columns) = part(index)
+                if let (kernel, scratch) = packed {
+                    let own = scratch + worker * GEMM.packedScratchCount(k: k)
+                    for first in Swift.stride(from: columns.lowerBound, to: columns.upperBound, by: GEMM.packedColumnBlock) {
+                        let block = first..<min(first + GEMM.packedColumnBlock, columns.upperBound)
+                        PackedGEMM.packColumns(kernel, b + first, columns: block.count, k: k, ldx: ldb, into: own)
+                        PackedGEMM.multiply(kernel, packedWeights: a, rows: m, rowRange: rows, packedColumns: own,
+                                            columns: block.count, columnRange: 0..<block.count, k: k, c: c + first, ldc: ldc)
+                        seconds += GEMM.run(epilogue, rows: rows, columns: block, c: c, ldc: ldc, timed: timed)
+                    }
+                    continue
+                }
                 GEMM.serial(m: rows.count, n: columns.count, k: k, a: a + rows.lowerBound * lda, lda: lda,
                             b: b + columns.lowerBound, ldb: ldb, c: c + rows.lowerBound * ldc + columns.lowerBound, ldc: ldc,
                             accumulate: accumulate)

@@ -69,6 +69,9 @@ enum PackedGEMM {
     /// kernel in `unrolls`).
     static let cutMultiple = 16
 
+    /// Workers whose scratch a caller sets aside (`GEMM.multiplyPacked`); more threads share them.
+    static let maximumWorkers = 8
+
     /// Most of K one kernel call takes (C prototype above: 256 and 128 ran 3–30% slower on K = 512).
     static let kBlock = 512
 

@@ -134,7 +134,8 @@ public struct Convolutional: Sendable, Hashable {
     /// True when the convolution is a plain matrix product of weights and input (1×1, stride 1, no padding).
     public var isPointwise: Bool { size == 1 && stride == 1 && strideY == 1 && padding == 0 }
 
-    /// Floats of workspace this layer needs under `method` for `batch` images (0 for pointwise convolutions).
+    /// Floats of workspace this layer needs under `method` for `batch` images (for pointwise convolutions
+    /// only the packed kernel's scratch, `pointwisePackedScratch`, or 0).
     public func workspaceCount(input: TensorShape, output: TensorShape, method: ConvolutionMethod = .im2col,
                                batch: Int = 1) -> Int {
         switch method {
@@ -143,7 +144,8 @@ public struct Convolutional: Sendable, Hashable {
                                            outHeight: output.height, outWidth: output.width, batch: batch,
                                            streamed: method.isStreamed)
         case .gemm, .im2col:
-            if isPointwise { return 0 }
+            // Packed 1×1 weights: each worker's block of packed columns (`GEMM.multiplyPacked`).
+            if isPointwise { return PackedGEMM.kernel != nil && groups == 1 ? pointwisePackedScratch(input: input) : 0 }
             if let banded = Im2colBands.workspaceCount(k: fanIn(inputChannels: input.channels), outHeight: output.height,
                                                        outWidth: output.width) { return banded }
             let rows = im2colBlockRows(input: input, output: output)
@@ -152,6 +154,11 @@ public struct Convolutional: Sendable, Hashable {
                 : rows * output.width
             return fanIn(inputChannels: input.channels) * columns
         }
+    }
+
+    /// Workspace floats a 1×1 convolution with packed weights needs: every worker's packed columns.
+    func pointwisePackedScratch(input: TensorShape) -> Int {
+        PackedGEMM.maximumWorkers * GEMM.packedScratchCount(k: input.channels)
     }
 
     /// Floats of im2col matrix unfolded at a time (8 MB): larger images are unfolded and
@@ -259,6 +266,14 @@ public struct Convolutional: Sendable, Hashable {
                     let groupInput = input + group * channelsPerGroup * channelStride
                     let groupWeights = w.baseAddress! + group * filtersPerGroup * k
                     let groupOutput = output + group * filtersPerGroup * batchColumns
+                    if isPointwise, weights.weightsPacked, let kernel = PackedGEMM.kernel {
+                        let seconds = GEMM.multiplyPacked(kernel, m: filtersPerGroup, n: batchColumns, k: k, packedA: groupWeights,
+                                                          b: groupInput, ldb: batchColumns, c: groupOutput, ldc: batchColumns,
+                                                          scratch: workspace, segments: batch, timeEpilogue: timed,
+                                                          epilogue: epilogue)
+                        timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
+                        continue
+                    }
                     if isPointwise {
                         let seconds = GEMM.multiply(m: filtersPerGroup, n: batchColumns, k: k, a: groupWeights, lda: k,
                                                     b: groupInput, ldb: batchColumns, c: groupOutput, ldc: batchColumns,

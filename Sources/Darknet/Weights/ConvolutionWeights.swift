@@ -23,6 +23,9 @@ public struct ConvolutionWeights: Sendable {
     var winogradStreamed = false
     /// How the products run, and so how `winograd` is laid out (`Winograd.orientation`).
     var winogradOrientation = Winograd.Orientation.filterMajor
+    /// True when `weights` (a 1×1 convolution's `filters × C`) is packed for OpenBLAS's kernel
+    /// (`PackedGEMM.packWeights`), so `GEMM.multiplyPacked` runs it without repacking per call.
+    var weightsPacked = false
 
     public init(weights: [Float], biases: [Float]) {
         self.weights = weights
@@ -32,9 +35,20 @@ public struct ConvolutionWeights: Sendable {
     /// These parameters ready for `method` on a layer with `channels` inputs and an `output` of
     /// `filters` planes: transformed (and the plain copy dropped) for Winograd, in the
     /// orientation `Winograd.orientation` gives the output's size; reordered in place for the
-    /// streamed F(2×2); unchanged otherwise. Already-prepared parameters stay as they are.
+    /// streamed methods; packed for OpenBLAS's kernel for a 1×1 convolution without groups
+    /// (`.gemm`) when `PackedGEMM.active`; unchanged otherwise. Already-prepared parameters stay
+    /// as they are.
     consuming func prepared(for method: ConvolutionMethod, channels: Int, output: TensorShape) -> ConvolutionWeights {
         let filters = output.channels
+        if method == .gemm, !weightsPacked, let kernel = PackedGEMM.active, weights.count == filters * channels {
+            // Packed in place through a copy aside (one layer's weights: 2 MB for yolov3's largest).
+            let plain = weights
+            weights.withUnsafeMutableBufferPointer { packed in
+                PackedGEMM.packWeights(kernel, plain, rows: filters, k: channels, ldw: channels, into: packed.baseAddress!)
+            }
+            weightsPacked = true
+            return self
+        }
         guard let variant = method.winogradVariant, winograd == nil else { return self }
         winogradVariant = variant
         if method.isStreamed {
