@@ -45,9 +45,9 @@ public enum GEMM {
     }
 
     /// `multiply` with A packed by `PackedGEMM.packWeights` (`m` rows, `k` deep): the same parts,
-    /// each worker packing its part's columns of B, `packedColumnBlock` at a time, into its slice
-    /// of `scratch` (`packedScratchCount(k:)` floats each, `PackedGEMM.maximumWorkers` slices)
-    /// before the kernel multiplies them.
+    /// each worker packing its part's columns of B, `packedColumnBlock` columns by one K block at
+    /// a time, into its slice of `scratch` (`packedScratchCount(k:)` floats each,
+    /// `PackedGEMM.maximumWorkers` slices) before the kernel multiplies them.
     @discardableResult
     static func multiplyPacked(_ kernel: PackedGEMM.Kernel, m: Int, n: Int, k: Int, packedA: UnsafePointer<Float>,
                                b: UnsafePointer<Float>, ldb: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
@@ -62,8 +62,8 @@ public enum GEMM {
     /// Columns of B a worker packs at a time in `multiplyPacked` (a multiple of every kernel's `unrollM`).
     static let packedColumnBlock = 64
 
-    /// Scratch floats one worker of `multiplyPacked` uses: a block of columns, `k` deep.
-    static func packedScratchCount(k: Int) -> Int { packedColumnBlock * k }
+    /// Scratch floats one worker of `multiplyPacked` uses: a block of columns, one K block deep.
+    static func packedScratchCount(k: Int) -> Int { packedColumnBlock * min(k, PackedGEMM.kBlock) }
 
     /// Runs `product`'s parts on the workers (see `multiply`).
     private static func run(_ product: Product, segments: Int, timeEpilogue: Bool, epilogue: RowEpilogue) -> Double {
@@ -125,9 +125,8 @@ public enum GEMM {
                     let own = scratch + worker * GEMM.packedScratchCount(k: k)
                     for first in Swift.stride(from: columns.lowerBound, to: columns.upperBound, by: GEMM.packedColumnBlock) {
                         let block = first..<min(first + GEMM.packedColumnBlock, columns.upperBound)
-                        PackedGEMM.packColumns(kernel, b + first, columns: block.count, k: k, ldx: ldb, into: own)
-                        PackedGEMM.multiply(kernel, packedWeights: a, rows: m, rowRange: rows, packedColumns: own,
-                                            columns: block.count, columnRange: 0..<block.count, k: k, c: c + first, ldc: ldc)
+                        PackedGEMM.multiply(kernel, packedWeights: a, rows: m, rowRange: rows, b: b, ldb: ldb, columns: block,
+                                            k: k, scratch: own, c: c, ldc: ldc)
                         seconds += GEMM.run(epilogue, rows: rows, columns: block, c: c, ldc: ldc, timed: timed)
                     }
                     continue

@@ -139,6 +139,23 @@ enum PackedGEMM {
         }
     }
 
+    /// `C[rowRange × columns] = W · B[:, columns]` for plain row-major B (`k × …`, `ldb`): each K
+    /// block of the columns is packed into `scratch` (`columns.count × min(k, kBlock)` floats)
+    /// and multiplied at once, so the scratch holds one block however deep K is. The same kernel
+    /// calls, in the same order, as packing every block first (`packColumns`, `multiply`).
+    static func multiply(_ kernel: Kernel, packedWeights: UnsafePointer<Float>, rows: Int, rowRange: Range<Int>,
+                         b: UnsafePointer<Float>, ldb: Int, columns: Range<Int>, k: Int,
+                         scratch: UnsafeMutablePointer<Float>, c: UnsafeMutablePointer<Float>, ldc: Int) {
+        let origin = c + rowRange.lowerBound * ldc + columns.lowerBound
+        for row in 0..<rowRange.count { (origin + row * ldc).update(repeating: 0, count: columns.count) }
+        for k0 in Swift.stride(from: 0, to: k, by: kBlock) {
+            let kk = min(kBlock, k - k0)
+            _ = kernel.packColumnsCopy(kk, columns.count, b + k0 * ldb + columns.lowerBound, ldb, scratch)
+            _ = kernel.kernel(columns.count, rowRange.count, kk, 1, scratch, packedWeights + k0 * rows + rowRange.lowerBound * kk,
+                              origin, ldc)
+        }
+    }
+
     /// Runs one odd-shaped product (tails in every panel direction, two K blocks) through the
     /// kernel and through `cblas_sgemm`, and accepts the kernel when they agree to rounding: a
     /// symbol of the right name with another layout or signature would not.

@@ -152,7 +152,11 @@ public struct Convolutional: Sendable, Hashable {
             let columns = rows == output.height
                 ? im2colBlockImages(input: input, output: output, batch: batch) * output.count / filters
                 : rows * output.width
-            return fanIn(inputChannels: input.channels) * columns
+            let k = fanIn(inputChannels: input.channels)
+            // Packed weights: each worker's block of packed columns after the unfolded matrix.
+            let packed = ConvolutionWeights.packs(.im2col, filters: filters, k: k, groups: groups, output: output)
+                ? PackedGEMM.maximumWorkers * GEMM.packedScratchCount(k: k) : 0
+            return k * columns + packed
         }
     }
 
@@ -304,9 +308,10 @@ public struct Convolutional: Sendable, Hashable {
                                               into: workspace + image * spatial)
                             }
                             timer?.lap(\.im2col)
-                            let seconds = GEMM.multiply(m: filtersPerGroup, n: images * spatial, k: k, a: groupWeights, lda: k,
-                                                        b: workspace, ldb: images * spatial, c: groupOutput + first * spatial,
-                                                        ldc: batchColumns, segments: images, timeEpilogue: timed, epilogue: epilogue)
+                            let seconds = multiply(weights, k: k, a: groupWeights, b: workspace, columns: images * spatial,
+                                                   scratch: workspace + k * blockImages * spatial,
+                                                   c: groupOutput + first * spatial, ldc: batchColumns, segments: images,
+                                                   timed: timed, epilogue: epilogue)
                             timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
                         }
                         continue
@@ -320,15 +325,31 @@ public struct Convolutional: Sendable, Hashable {
                                           strideY: strideY, dilation: dilation, outputRows: rows, channelStride: channelStride,
                                           into: workspace)
                             timer?.lap(\.im2col)
-                            let seconds = GEMM.multiply(m: filtersPerGroup, n: columns, k: k, a: groupWeights, lda: k, b: workspace,
-                                                        ldb: columns, c: groupOutput + image * spatial + first * outputShape.width,
-                                                        ldc: batchColumns, timeEpilogue: timed, epilogue: epilogue)
+                            let seconds = multiply(weights, k: k, a: groupWeights, b: workspace, columns: columns,
+                                                   scratch: workspace + k * blockRows * outputShape.width,
+                                                   c: groupOutput + image * spatial + first * outputShape.width,
+                                                   ldc: batchColumns, segments: 1, timed: timed, epilogue: epilogue)
                             timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
                         }
                     }
                 }
             }
         }
+    }
+
+    /// The unfolded matrix `b` (`k × columns`) times the layer's weights `a` into `c`: through
+    /// the packed kernel when the weights were packed at load (`scratch`: the workers' packed
+    /// columns, after the unfolded block in the workspace), else `GEMM.multiply`. Groups are 1
+    /// when packed (`ConvolutionWeights.packs`).
+    private func multiply(_ weights: ConvolutionWeights, k: Int, a: UnsafePointer<Float>, b: UnsafePointer<Float>,
+                          columns: Int, scratch: UnsafeMutablePointer<Float>, c: UnsafeMutablePointer<Float>, ldc: Int,
+                          segments: Int, timed: Bool, epilogue: GEMM.RowEpilogue) -> Double {
+        if weights.weightsPacked, let kernel = PackedGEMM.kernel {
+            return GEMM.multiplyPacked(kernel, m: filters, n: columns, k: k, packedA: a, b: b, ldb: columns, c: c, ldc: ldc,
+                                       scratch: scratch, segments: segments, timeEpilogue: timed, epilogue: epilogue)
+        }
+        return GEMM.multiply(m: filters / groups, n: columns, k: k, a: a, lda: k, b: b, ldb: columns, c: c, ldc: ldc,
+                             segments: segments, timeEpilogue: timed, epilogue: epilogue)
     }
 
     /// `x = activation(x + bias)` over `count` contiguous floats: the epilogue of one filter

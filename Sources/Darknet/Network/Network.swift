@@ -138,9 +138,10 @@ public final class Network {
                                algorithm: ConvolutionAlgorithm, batch: Int = 1) -> [Int: ConvolutionWeights] {
         let methods = model.convolutionMethods(algorithm, batch: batch)
         for layer in model.layers {
-            guard case .convolutional = layer.kind, let method = methods[layer.index],
+            guard case .convolutional(let conv) = layer.kind, let method = methods[layer.index],
                   let parameters = weights.removeValue(forKey: layer.index) else { continue }
-            weights[layer.index] = parameters.prepared(for: method, channels: layer.input.channels, output: layer.output)
+            weights[layer.index] = parameters.prepared(for: method, channels: layer.input.channels, output: layer.output,
+                                                       groups: conv.groups)
         }
         return weights
     }

@@ -23,8 +23,8 @@ public struct ConvolutionWeights: Sendable {
     var winogradStreamed = false
     /// How the products run, and so how `winograd` is laid out (`Winograd.orientation`).
     var winogradOrientation = Winograd.Orientation.filterMajor
-    /// True when `weights` (a 1×1 convolution's `filters × C`) is packed for OpenBLAS's kernel
-    /// (`PackedGEMM.packWeights`), so `GEMM.multiplyPacked` runs it without repacking per call.
+    /// True when `weights` (`filters × k`) is packed for OpenBLAS's kernel (`PackedGEMM.packWeights`),
+    /// so `GEMM.multiplyPacked` runs it without repacking per call (`packs`).
     var weightsPacked = false
 
     public init(weights: [Float], biases: [Float]) {
@@ -35,16 +35,19 @@ public struct ConvolutionWeights: Sendable {
     /// These parameters ready for `method` on a layer with `channels` inputs and an `output` of
     /// `filters` planes: transformed (and the plain copy dropped) for Winograd, in the
     /// orientation `Winograd.orientation` gives the output's size; reordered in place for the
-    /// streamed methods; packed for OpenBLAS's kernel for a 1×1 convolution without groups
-    /// (`.gemm`) when `PackedGEMM.active`; unchanged otherwise. Already-prepared parameters stay
-    /// as they are.
-    consuming func prepared(for method: ConvolutionMethod, channels: Int, output: TensorShape) -> ConvolutionWeights {
+    /// streamed methods; packed for OpenBLAS's kernel when `PackedGEMM.active` and `packs` says
+    /// so (1×1 and im2col convolutions without groups); unchanged otherwise. Already-prepared
+    /// parameters stay as they are.
+    consuming func prepared(for method: ConvolutionMethod, channels: Int, output: TensorShape,
+                            groups: Int = 1) -> ConvolutionWeights {
         let filters = output.channels
-        if method == .gemm, !weightsPacked, let kernel = PackedGEMM.active, weights.count == filters * channels {
-            // Packed in place through a copy aside (one layer's weights: 2 MB for yolov3's largest).
+        if Self.packs(method, filters: filters, k: weights.count / max(filters, 1), groups: groups, output: output),
+           !weightsPacked, let kernel = PackedGEMM.active {
+            // Packed in place through a copy aside (one layer's weights: 18.9 MB for yolov3's largest).
             let plain = weights
+            let k = weights.count / filters
             weights.withUnsafeMutableBufferPointer { packed in
-                PackedGEMM.packWeights(kernel, plain, rows: filters, k: channels, ldw: channels, into: packed.baseAddress!)
+                PackedGEMM.packWeights(kernel, plain, rows: filters, k: k, ldw: k, into: packed.baseAddress!)
             }
             weightsPacked = true
             return self
@@ -70,6 +73,19 @@ public struct ConvolutionWeights: Sendable {
             ConvolutionWeights(transforming: $0, variant, biases: biases, channels: channels, output: output)
         }
         return self
+    }
+
+    /// True when a layer running `method` multiplies packed weights (`GEMM.multiplyPacked`): 1×1
+    /// convolutions and im2col ones without groups, unless im2col runs them in bands
+    /// (`Im2colBands`, whose single-threaded sgemm per band keeps `cblas_sgemm`). `k` is the
+    /// weights per filter.
+    static func packs(_ method: ConvolutionMethod, filters: Int, k: Int, groups: Int, output: TensorShape) -> Bool {
+        guard PackedGEMM.kernel != nil, groups == 1, filters > 0 else { return false }
+        switch method {
+        case .gemm: return true
+        case .im2col: return Im2colBands.bandRows(k: k, outHeight: output.height, outWidth: output.width) == nil
+        default: return false
+        }
     }
 
     /// Parameters for pre-transformed Winograd `variant`, from folded plain weights

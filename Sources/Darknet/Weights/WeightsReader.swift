@@ -208,7 +208,7 @@ public enum WeightsReader {
                 }
                 offset += byteCount
             }
-            if case .convolutional = layer.kind {
+            if case .convolutional(let conv) = layer.kind {
                 let biases = folding?.biases ?? arrays[0]
                 let channels = layer.input.channels
                 if let variant {
@@ -217,7 +217,9 @@ public enum WeightsReader {
                                                              channels: channels, output: layer.output)
                 } else {
                     let plain = ConvolutionWeights(weights: arrays.removeLast(), biases: biases)
-                    result[layer.index] = method.map { plain.prepared(for: $0, channels: channels, output: layer.output) } ?? plain
+                    result[layer.index] = method.map {
+                        plain.prepared(for: $0, channels: channels, output: layer.output, groups: conv.groups)
+                    } ?? plain
                 }
             } else {
                 result[layer.index] = fold(layer, consume arrays, transpose: transposesConnected(header))
