@@ -199,6 +199,17 @@ extension Winograd {
                 return
             }
             let transformed = self.transformed
+            // Streamed: the output transform of filter f's rows of a worker's block of M, image by
+            // image, while they are in the worker's caches (a local function: passed non-escaping,
+            // it allocates nothing).
+            func finish(_ worker: Int, _ f: Int, _ mPlane: UnsafePointer<Float>, _ positionStride: Int) {
+                for b in 0..<images {
+                    transformOutput(variant, mPlane + b * perImage, g, positionStride: positionStride,
+                                    into: output + b * outputStride + f * outPlane, biases: biases + f, activation: activation,
+                                    rows: scratch + worker * scratchSize,
+                                    residual: residual.map { $0 + b * outputStride + f * outPlane })
+                }
+            }
             if streamed && variant == .f4 {
                 // Each image's tiles of every position packed once, then the blocks of filters as above.
                 let packedTiles = m
@@ -212,14 +223,7 @@ extension Winograd {
                 }
                 streamedPackedProducts(panels: transformed, channels: channels, filters: filters, packedTiles: packedTiles,
                                        tileCount: tileCount, perImage: perImage, images: images,
-                                       scratch: scratch + maximumWorkers * scratchSize) { worker, f, mPlane, positionStride in
-                    for b in 0..<images {
-                        transformOutput(variant, mPlane + b * perImage, g, positionStride: positionStride,
-                                        into: output + b * outputStride + f * outPlane, biases: biases + f, activation: activation,
-                                        rows: scratch + worker * scratchSize,
-                                        residual: residual.map { $0 + b * outputStride + f * outPlane })
-                    }
-                }
+                                       scratch: scratch + maximumWorkers * scratchSize, finish: finish)
                 timer?.lap(\.gemm)
                 return
             }
@@ -227,15 +231,8 @@ extension Winograd {
                 // Each worker's block of filters goes through weight transform, products and
                 // output transform in one go, while its block of M is still in the worker's caches.
                 streamedProducts(taps: transformed, channels: channels, filters: filters, v: v, tileCount: tileCount,
-                                 perImage: perImage, images: images,
-                                 scratch: scratch + maximumWorkers * scratchSize) { worker, f, mPlane, positionStride in
-                    for b in 0..<images {
-                        transformOutput(variant, mPlane + b * perImage, g, positionStride: positionStride,
-                                        into: output + b * outputStride + f * outPlane, biases: biases + f, activation: activation,
-                                        rows: scratch + worker * scratchSize,
-                                        residual: residual.map { $0 + b * outputStride + f * outPlane })
-                    }
-                }
+                                 perImage: perImage, images: images, scratch: scratch + maximumWorkers * scratchSize,
+                                 finish: finish)
                 timer?.lap(\.gemm)
                 return
             }
