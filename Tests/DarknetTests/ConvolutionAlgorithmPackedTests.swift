@@ -89,13 +89,7 @@ final class ConvolutionAlgorithmPackedTests: XCTestCase {
             guard network.methods[layer.index] == .winogradStreamed else { continue }
             XCTAssertEqual(network.parameterBytes[layer.index], weights[layer.index]?.bytes, "layer \(layer.index)")
         }
-        let input = SyntheticWeights.input(model.inputShape)
-        let fast = try network.forward(input)
-        let plain = try Network(model: model, weights: weights, algorithm: .im2col).forward(input)
-        for (a, b) in zip(fast, plain) {
-            let scale = b.values.map(abs).max() ?? 1
-            for i in a.values.indices { XCTAssertEqual(a.values[i], b.values[i], accuracy: 1e-4 * scale) }
-        }
+        try assertMatchesIm2col(network, model: model, weights: weights)
     }
 
     /// 1×1 convolutions keep darknet's weight count, packed for the kernel once at load, and
@@ -116,10 +110,6 @@ final class ConvolutionAlgorithmPackedTests: XCTestCase {
         defer { PackedGEMM.enabled = true }
         let plain = try Network(model: model, weights: Network.prepare(weights, for: model, algorithm: .im2col), algorithm: .im2col)
         XCTAssertTrue(pointwise.allSatisfy { plain.methods[$0] == .gemm })
-        let input = SyntheticWeights.input(model.inputShape)
-        for (a, b) in zip(try network.forward(input), try plain.forward(input)) {
-            let scale = b.values.map(abs).max() ?? 1
-            for i in a.values.indices { XCTAssertEqual(a.values[i], b.values[i], accuracy: 1e-5 * scale) }
-        }
+        try assertSameOutputs(network, plain, model: model, accuracy: 1e-5)
     }
 }

@@ -149,16 +149,6 @@ final class ConvolutionAlgorithmTests: XCTestCase {
         try assertMatchesIm2col(network, model: model, weights: weights)
     }
 
-    /// `network`'s outputs equal im2col's within float rounding (the golden tests bound it against darknet).
-    private func assertMatchesIm2col(_ network: Network, model: ModelDescription, weights: [Int: ConvolutionWeights]) throws {
-        let input = SyntheticWeights.input(model.inputShape)
-        let fast = try network.forward(input)
-        let plain = try Network(model: model, weights: weights, algorithm: .im2col).forward(input)
-        for (a, b) in zip(fast, plain) {
-            let scale = b.values.map(abs).max() ?? 1
-            for i in a.values.indices { XCTAssertEqual(a.values[i], b.values[i], accuracy: 1e-4 * scale) }
-        }
-    }
 
     /// The streamed F(2×2) keeps the plain weights (reordered tap-major: as many floats as
     /// darknet's) and computes what im2col does within float rounding.
@@ -174,5 +164,21 @@ final class ConvolutionAlgorithmTests: XCTestCase {
                            model.parameterBytes(ofLayer: layer.index, method: .im2col))
         }
         try assertMatchesIm2col(network, model: model, weights: weights)
+    }
+}
+
+extension XCTestCase {
+    /// `network`'s outputs equal im2col's within float rounding (the golden tests bound it against darknet).
+    func assertMatchesIm2col(_ network: Network, model: ModelDescription, weights: [Int: ConvolutionWeights]) throws {
+        try assertSameOutputs(network, try Network(model: model, weights: weights, algorithm: .im2col), model: model)
+    }
+
+    /// Every output of `network` equals `reference`'s within `accuracy` × the output's largest magnitude.
+    func assertSameOutputs(_ network: Network, _ reference: Network, model: ModelDescription, accuracy: Float = 1e-4) throws {
+        let input = SyntheticWeights.input(model.inputShape)
+        for (a, b) in zip(try network.forward(input), try reference.forward(input)) {
+            let scale = b.values.map(abs).max() ?? 1
+            for i in a.values.indices { XCTAssertEqual(a.values[i], b.values[i], accuracy: accuracy * scale) }
+        }
     }
 }
