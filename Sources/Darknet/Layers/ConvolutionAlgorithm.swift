@@ -167,6 +167,20 @@ extension ModelDescription {
             workspace = grown
             return true
         }
+        /// Gives every layer of `group` pre-transformed F(4×4) when all of them fit; says whether they did.
+        func takeF4(_ group: [Candidate]) -> Bool {
+            var groupBytes = 0, groupWorkspace = workspace
+            for candidate in group {
+                let (bytes, grown) = cost(candidate, .winograd, workspace: groupWorkspace)
+                groupBytes += bytes
+                groupWorkspace = grown
+            }
+            guard groupBytes <= budget else { return false }
+            for candidate in group { methods[candidate.layer.index] = .winograd }
+            budget -= groupBytes
+            workspace = groupWorkspace
+            return true
+        }
         if PackedGEMM.active != nil {
             // Streamed F(4×4) everywhere (no parameter memory; from about 100 tiles it runs as fast
             // as pre-transformed F(4×4), whose weights come from memory every pass), then the
@@ -188,17 +202,7 @@ extension ModelDescription {
             // spending it all does not make the process hold twice its weights.
             if twice < Self.winogradMemoryFloor { bound = false }
             for area in Set(candidates.filter { $0.f4Tiles >= 100 }.map(\.area)).sorted(by: >) {
-                let group = candidates.filter { $0.area == area }
-                var groupBytes = 0, groupWorkspace = workspace
-                for candidate in group {
-                    let (bytes, grown) = cost(candidate, .winograd, workspace: groupWorkspace)
-                    groupBytes += bytes
-                    groupWorkspace = grown
-                }
-                guard groupBytes <= budget else { continue }
-                for candidate in group { methods[candidate.layer.index] = .winograd }
-                budget -= groupBytes
-                workspace = groupWorkspace
+                _ = takeF4(candidates.filter { $0.area == area })
             }
             return (methods, bound)
         }
@@ -207,20 +211,7 @@ extension ModelDescription {
         // layers costs what F(4×4) on three would).
         for area in Set(candidates.map(\.area)).sorted(by: >) {
             let group = candidates.filter { $0.area == area }
-            if group[0].f4Tiles >= 100 {
-                var groupBytes = 0, groupWorkspace = workspace
-                for candidate in group {
-                    let (bytes, grown) = cost(candidate, .winograd, workspace: groupWorkspace)
-                    groupBytes += bytes
-                    groupWorkspace = grown
-                }
-                if groupBytes <= budget {
-                    for candidate in group { methods[candidate.layer.index] = .winograd }
-                    budget -= groupBytes
-                    workspace = groupWorkspace
-                    continue
-                }
-            }
+            if group[0].f4Tiles >= 100, takeF4(group) { continue }
             for candidate in group where !take(candidate, .winogradF2) { _ = take(candidate, .winogradF2Streamed) }
         }
         return (methods, bound)
