@@ -15,8 +15,9 @@ final class SummaryCommandTests: XCTestCase {
     }
 
     /// `--methods` at the cfg's own 608 (the method column as wide as its name, the memory lines
-    /// after the table). With OpenBLAS's packed kernel: F(2×2) on every 19×19 layer, streamed
-    /// F(4×4) on the 38×38 and 76×76 ones. Without: F(2×2) on every 38×38 layer and the first
+    /// after the table). With OpenBLAS's packed kernel: the stride-2 Winograd on the 304, 152 and
+    /// 76 outputs, F(2×2) on the 19×19 layers but the last, streamed F(4×4) on the 38×38 and
+    /// 76×76 ones. Without: F(2×2) on every 38×38 layer and the first
     /// two 19×19 ones, the streamed F(2×2) on the other 19×19 ones.
     func testMethodsAt608() throws {
         let result = try CLI.run(["summary", try CLI.data("cfg/yolov3.cfg"), "--methods"])
@@ -31,9 +32,11 @@ final class SummaryCommandTests: XCTestCase {
             XCTAssertTrue(lines.contains("   64  winograd-f2               33.559"), result.stdout)
             XCTAssertTrue(lines.contains("   39  winograd-streamed          4.721"), result.stdout)
             XCTAssertTrue(lines.contains("   35  winograd-streamed          1.181"), result.stdout)
-            XCTAssertTrue(lines.contains("   80  winograd-f2               33.559"), result.stdout)
+            XCTAssertTrue(lines.contains("   78  winograd-f2               33.559"), result.stdout)
+            XCTAssertTrue(lines.contains("   80  winograd-streamed         18.878"), result.stdout)
+            XCTAssertTrue(lines.contains("   12  winograd-stride2          10.618"), result.stdout)
             XCTAssertEqual(Array(lines.suffix(3).prefix(2)), [
-                "total 352.4 MB of parameters (247.7 MB as darknet stores them); 32 Winograd layers",
+                "total 350.1 MB of parameters (247.7 MB as darknet stores them); 35 Winograd layers",
                 "activations 71.0 MB, workspace 11.6 MB (one image)",
             ])
         } else {

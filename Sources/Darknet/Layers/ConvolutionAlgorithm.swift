@@ -32,16 +32,19 @@ public enum ConvolutionMethod: String, Sendable, Hashable {
     case winogradF2Streamed = "winograd-f2-streamed"
     /// Winograd F(4×4, 3×3), weights transformed during the forward pass into the packed kernel's panels.
     case winogradStreamed = "winograd-streamed"
+    /// Winograd for 3×3 stride-2 layers (`WinogradStride2`: 81 products per 4×4 output tile
+    /// instead of 144), weights transformed at load (9× darknet's floats).
+    case winogradStride2 = "winograd-stride2"
 
     /// True for the Winograd methods.
-    public var isWinograd: Bool { winogradVariant != nil }
+    public var isWinograd: Bool { winogradVariant != nil || self == .winogradStride2 }
 
     /// The Winograd variant, nil for the GEMM methods.
     var winogradVariant: Winograd.Variant? {
         switch self {
         case .winograd, .winogradStreamed: return .f4
         case .winogradF2, .winogradF2Streamed: return .f2
-        case .gemm, .im2col: return nil
+        case .gemm, .im2col, .winogradStride2: return nil
         }
     }
 
@@ -49,6 +52,7 @@ public enum ConvolutionMethod: String, Sendable, Hashable {
     var floatsPerKernel: Int {
         switch self {
         case .winograd, .winogradF2: return winogradVariant!.positions
+        case .winogradStride2: return WinogradStride2.positions
         case .winogradF2Streamed, .winogradStreamed, .gemm, .im2col: return 9
         }
     }
@@ -60,6 +64,13 @@ public enum ConvolutionMethod: String, Sendable, Hashable {
 extension Convolutional {
     /// True when Winograd F(4×4, 3×3) computes this layer: 3×3, stride 1, no groups.
     public var winogradEligible: Bool { size == 3 && stride == 1 && strideY == 1 && dilation == 1 && groups == 1 }
+    /// True when `WinogradStride2` computes this layer: 3×3, stride 2, no groups.
+    public var winogradStride2Eligible: Bool { size == 3 && stride == 2 && strideY == 2 && dilation == 1 && groups == 1 }
+
+    /// True when `method` can run this layer (im2col and GEMM run every layer).
+    func runs(_ method: ConvolutionMethod) -> Bool {
+        method == .winogradStride2 ? winogradStride2Eligible : !method.isWinograd || winogradEligible
+    }
 }
 
 extension ModelDescription {
@@ -195,6 +206,12 @@ extension ModelDescription {
             for candidate in candidates {
                 _ = take(candidate, Winograd.streamsPacked(filters: candidate.conv.filters) ? .winogradStreamed : .winogradF2Streamed)
             }
+            // Then the stride-2 layers of large outputs, largest first (fewest channels: the
+            // cheapest weights, 8× more bytes once transformed; they save more per MB than any
+            // upgrade below): yolov3 at 416, 2 threads, per layer (im2col / WinogradStride2, ms,
+            // alternating processes, 2026-11-24, Zen 4): 208×208 11.6 / 10.9–11.2, 104×104
+            // 9.3–9.4 / 8.8–8.9, 52×52 8.4–8.5 / 7.5–7.7.
+            for candidate in stride2Candidates() { _ = take(candidate, .winogradStride2) }
             let small = candidates.filter { $0.f4Tiles < 100 }.sorted { ($0.area, $0.layer.index) < ($1.area, $1.layer.index) }
             for candidate in small where candidate.f4Tiles <= 32 { _ = take(candidate, .winogradF2) }
             for candidate in small { _ = take(candidate, .winograd) }
@@ -215,6 +232,20 @@ extension ModelDescription {
             for candidate in group where !take(candidate, .winogradF2) { _ = take(candidate, .winogradF2Streamed) }
         }
         return (methods, bound)
+    }
+
+    /// The 3×3 stride-2 convolutions `auto` may give `WinogradStride2`: at least 16 input channels
+    /// and 144 tiles of 4×4 outputs (outputs from 48×48: yolov3's 52×52 one at 416 but not its
+    /// 38×38 one at 608, whose 42 MB of transformed weights would push three 19×19 layers out of
+    /// F(2×2)), largest output first.
+    private func stride2Candidates() -> [Candidate] {
+        layers.compactMap { layer -> Candidate? in
+            guard case .convolutional(let conv) = layer.kind, conv.winogradStride2Eligible, layer.input.channels >= 16 else { return nil }
+            let tiles = WinogradStride2.tiles(outHeight: layer.output.height, outWidth: layer.output.width)
+            guard tiles.rows * tiles.columns >= 144 else { return nil }
+            return Candidate(layer: layer, conv: conv, area: layer.output.height * layer.output.width,
+                             f4Tiles: tiles.rows * tiles.columns)
+        }.sorted { ($0.area, -$0.layer.index) > ($1.area, -$1.layer.index) }
     }
 
     /// A convolution `auto` may give Winograd, with its output size and F(4×4) tile count.

@@ -142,12 +142,12 @@ public enum WeightsReader {
     }
 
     /// The method `methods` gives convolution `layer`, nil when it gives none or one the layer
-    /// cannot run (a Winograd method on a layer that is not 3×3 stride 1, groups 1: such a
+    /// cannot run (a Winograd method on a layer of another shape, `Convolutional.runs`: such a
     /// layer stays plain, as `Network.prepare` would leave it to im2col).
     static func method(of layer: Layer, in methods: [ConvolutionMethod?]) -> ConvolutionMethod? {
         guard case .convolutional(let conv) = layer.kind, methods.indices.contains(layer.index),
               let method = methods[layer.index] else { return nil }
-        return method.isWinograd && !conv.winogradEligible ? nil : method
+        return conv.runs(method) ? method : nil
     }
 
     /// The convolutions whose weights `read` transforms for Winograd as it reads them (their

@@ -1,0 +1,320 @@
+/// Winograd for 3×3 **stride-2** convolutions (groups 1, any padding): input `C×H×W` →
+/// `filters × outH × outW`, each 4×4 output tile from a 9×9 input window (windows 8 pixels
+/// apart), with 81 multiplications per (filter, channel) instead of 144: 5.06 per output
+/// instead of darknet's 9.
+///
+/// In one dimension, output `y[k] = g0·x[2k−p] + g1·x[2k+1−p] + g2·x[2k+2−p]` splits by the
+/// parity of the input: the middle tap reads the window's odd places 1, 3, 5, 7 (4 products),
+/// the outer taps are a 2-tap correlation `(g0, g2)` over the even places 0, 2, 4, 6, 8, which
+/// Winograd F(4, 2) computes with 5 products (points 0, 1, −1, 2, ∞; derived with Toom-Cook
+/// and checked against the direct sum). The 9 one-dimensional positions are:
+///
+/// - input `Bᵀ d`: `d1, d3, d5, d7`, then over `s = (d0, d2, d4, d6, d8)`:
+///   `2s0 − s1 − 2s2 + s3`, `2s1 + s2 − s3`, `−2s1 + 3s2 − s3`, `s3 − s1`, `2s1 − s2 − 2s3 + s4`;
+/// - weights `G g`: `g1` four times, then `g0/2`, `(g0 + g2)/2`, `(g0 − g2)/6`, `(g0 + 2g2)/6`, `g2`;
+/// - output `Aᵀ m`: `y0 = m0 + m4 + m5 + m6 + m7`, `y1 = m1 + m5 − m6 + 2m7`,
+///   `y2 = m2 + m5 + m6 + 4m7`, `y3 = m3 + m5 − m6 + 8m7 + m8`.
+///
+/// The 2-D transforms are these applied to rows then columns (81 positions), and the products
+/// `M[ξ] (filters × tiles) = U[ξ] (filters × C) · V[ξ] (C × tiles)` are GEMMs as in `Winograd`:
+/// through OpenBLAS's kernel on weights packed at load when `PackedGEMM` has one (`.packed`),
+/// else `GEMM.serial` (`.filterMajor`). The weights hold 81/9 = 9× darknet's floats, so `auto`
+/// gives this method only the stride-2 layers of large outputs, whose weights are small
+/// (yolov3 at 416: 0.7, 2.7 and 10.6 MB for its 208×208, 104×104 and 52×52 outputs).
+///
+/// darknet sums the same products in another order (im2col + GEMM): the outputs differ by float
+/// rounding only (`WinogradStride2Tests` bounds it against the naive convolution).
+enum WinogradStride2 {
+    /// Output tile side.
+    static let tile = 4
+    /// Input window side (2·4 + 1); windows start 8 input pixels apart.
+    static let window = 9
+    /// Transform positions, 9 × 9.
+    static let positions = 81
+
+    /// Tiles covering an `outHeight × outWidth` output.
+    static func tiles(outHeight: Int, outWidth: Int) -> (rows: Int, columns: Int) {
+        ((outHeight + tile - 1) / tile, (outWidth + tile - 1) / tile)
+    }
+
+    /// Floats of `V` and `M` processed at a time (10 MB, as `Winograd.blockFloats`): the output is
+    /// transformed and multiplied in blocks of tile rows. A var so tests can force small blocks.
+    nonisolated(unsafe) static var blockFloats = 5 << 19
+
+    /// Tile rows per pass: as many as fit `blockFloats`, in passes of equal size.
+    static func blockRows(channels: Int, filters: Int, tileRows: Int, tileColumns: Int) -> Int {
+        let perTileRow = positions * (channels + filters) * tileColumns
+        let most = max(1, min(tileRows, blockFloats / perTileRow))
+        let passes = (tileRows + most - 1) / most
+        return (tileRows + passes - 1) / passes
+    }
+
+    /// Floats of one worker's scratch: the input transform's 9 × 9 rows of half-transformed
+    /// windows, the output transform's 4 × 9 rows, or the packed tiles of one pass (`channels ×`
+    /// the pass's tiles, `PackedGEMM.packColumns`).
+    static func scratchCount(channels: Int, tileColumns: Int, blockTiles: Int) -> Int {
+        max(positions * tileColumns, channels * blockTiles) + 16
+    }
+
+    /// Workers that get their own scratch.
+    static let maximumWorkers = 8
+
+    /// Workspace floats `forward` needs: `V` (81 × C × a pass's tiles), `M` (81 × filters × a
+    /// pass's tiles) and each worker's scratch.
+    static func workspaceCount(channels: Int, filters: Int, outHeight: Int, outWidth: Int) -> Int {
+        let t = tiles(outHeight: outHeight, outWidth: outWidth)
+        let rows = blockRows(channels: channels, filters: filters, tileRows: t.rows, tileColumns: t.columns)
+        let blockTiles = rows * t.columns
+        return positions * (channels + filters) * blockTiles
+            + maximumWorkers * scratchCount(channels: channels, tileColumns: t.columns, blockTiles: blockTiles)
+    }
+
+    // MARK: Weights
+
+    /// `U = G g Gᵀ` for every filter and channel, `positions × filters × channels` (position
+    /// major), each position's plane packed for OpenBLAS's kernel when `orientation` is `.packed`
+    /// (`Winograd.packPositions`). Computed in Double. `weights` is darknet's `filters × channels × 3 × 3`.
+    static func transformWeights(_ weights: UnsafeBufferPointer<Float>, filters: Int, channels: Int,
+                                 orientation: Winograd.Orientation) -> [Float] {
+        precondition(orientation != .tileMajor, "WinogradStride2: filter-major or packed weights only")
+        let plane = filters * channels
+        return [Float](unsafeUninitializedCapacity: positions * plane) { u, initialized in
+            nonisolated(unsafe) let u = u
+            Parallel.forChunks(of: plane, work: plane * positions * 8) { range in
+                var local = [Double](repeating: 0, count: positions)
+                for kernel in range {
+                    transformKernel(weights.baseAddress! + kernel * 9, into: &local)
+                    for position in 0..<positions { u[position * plane + kernel] = Float(local[position]) }
+                }
+            }
+            if orientation == .packed { Winograd.packPositions(u.baseAddress!, positions: positions, filters: filters, channels: channels) }
+            initialized = positions * plane
+        }
+    }
+
+    /// The 1-D weight transform of taps `(g0, g1, g2)`: the nine values `G g`.
+    @inline(__always)
+    static func weightRow(_ g0: Double, _ g1: Double, _ g2: Double) -> [Double] {
+        [g1, g1, g1, g1, g0 / 2, (g0 + g2) / 2, (g0 - g2) / 6, (g0 + 2 * g2) / 6, g2]
+    }
+
+    /// One 3×3 kernel's 81 values: `G` down each column of taps, then along each row of the result.
+    static func transformKernel(_ g: UnsafePointer<Float>, into out: inout [Double]) {
+        let columns = (0..<3).map { b in weightRow(Double(g[b]), Double(g[3 + b]), Double(g[6 + b])) }
+        for p in 0..<window {
+            let row = weightRow(columns[0][p], columns[1][p], columns[2][p])
+            for q in 0..<window { out[p * window + q] = row[q] }
+        }
+    }
+
+    // MARK: Forward
+
+    /// One 3×3 stride-2 convolution of `batch` images (the layout of `Winograd.forward`: image `b`
+    /// at `input + b·inputStride`, channel planes `inputChannelStride` apart; output likewise),
+    /// `outHeight = (height + 2·pad − 3)/2 + 1`. `transformed` is `transformWeights`' layout for
+    /// `orientation`; `workspace` holds `workspaceCount(…)` floats. Bias and activation are added
+    /// in the output transform, then `residual` (laid out as `output`), as
+    /// `Convolutional.biasActivation` does. The timer's `im2col` phase gets the input transform,
+    /// `gemm` the products, `epilogue` the output transform.
+    static func forward(input: UnsafePointer<Float>, channels: Int, height: Int, width: Int, pad: Int,
+                        output: UnsafeMutablePointer<Float>, filters: Int, outHeight: Int, outWidth: Int,
+                        transformed: UnsafePointer<Float>, orientation: Winograd.Orientation,
+                        biases: UnsafePointer<Float>, activation: Activation, workspace: UnsafeMutablePointer<Float>,
+                        batch: Int = 1, inputStride: Int = 0, outputStride: Int = 0,
+                        inputChannelStride: Int? = nil, outputChannelStride: Int? = nil,
+                        residual: UnsafePointer<Float>? = nil, timer: inout PhaseTimer?) {
+        let grid = tiles(outHeight: outHeight, outWidth: outWidth)
+        let rowsPerPass = blockRows(channels: channels, filters: filters, tileRows: grid.rows, tileColumns: grid.columns)
+        let scratchSize = scratchCount(channels: channels, tileColumns: grid.columns, blockTiles: rowsPerPass * grid.columns)
+        var pass = Pass(channels: channels, height: height, width: width, pad: pad, filters: filters,
+                        outHeight: outHeight, outWidth: outWidth, tileColumns: grid.columns,
+                        inputChannelStride: inputChannelStride ?? height * width,
+                        outputChannelStride: outputChannelStride ?? outHeight * outWidth,
+                        transformed: transformed, orientation: orientation, biases: biases, activation: activation,
+                        workspace: workspace, scratchSize: scratchSize, firstTileRow: 0, tileRows: 0)
+        for image in 0..<batch {
+            for first in Swift.stride(from: 0, to: grid.rows, by: rowsPerPass) {
+                pass.firstTileRow = first
+                pass.tileRows = min(rowsPerPass, grid.rows - first)
+                pass.run(input: input + image * inputStride, output: output + image * outputStride,
+                         residual: residual.map { $0 + image * outputStride }, timer: &timer)
+            }
+        }
+    }
+
+    /// One block of tile rows of one image through the three phases.
+    struct Pass {
+        var channels, height, width, pad, filters, outHeight, outWidth, tileColumns: Int
+        var inputChannelStride, outputChannelStride: Int
+        var transformed: UnsafePointer<Float>
+        var orientation: Winograd.Orientation
+        var biases: UnsafePointer<Float>
+        var activation: Activation
+        var workspace: UnsafeMutablePointer<Float>
+        var scratchSize: Int
+        var firstTileRow, tileRows: Int
+
+        func run(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?,
+                 timer: inout PhaseTimer?) {
+            let tileCount = tileRows * tileColumns
+            let v = workspace
+            let m = v + positions * channels * tileCount
+            let scratch = m + positions * filters * tileCount
+            let (channels, filters, scratchSize) = (self.channels, self.filters, self.scratchSize)
+
+            Parallel.forWorkers(of: channels, work: channels * tileCount * positions * 4, maximumWorkers: maximumWorkers) { worker, range in
+                for c in range {
+                    transformInput(input + c * inputChannelStride, into: v + c * tileCount,
+                                   positionStride: channels * tileCount, rows: scratch + worker * scratchSize)
+                }
+            }
+            timer?.lap(\.im2col)
+
+            if orientation == .packed {
+                Winograd.packedProducts(positions: positions, channels: channels, filters: filters, transformed: transformed,
+                                        v: v, m: m, tileCount: tileCount, perImage: tileCount, images: 1,
+                                        scratch: scratch, scratchSize: scratchSize)
+            } else {
+                let transformed = self.transformed
+                Parallel.forChunks(of: positions, work: filters * channels * tileCount) { range in
+                    for position in range {
+                        GEMM.serial(m: filters, n: tileCount, k: channels, a: transformed + position * filters * channels,
+                                    lda: channels, b: v + position * channels * tileCount, ldb: tileCount,
+                                    c: m + position * filters * tileCount, ldc: tileCount)
+                    }
+                }
+            }
+            timer?.lap(\.gemm)
+
+            Parallel.forWorkers(of: filters, work: filters * tileCount * positions * 4, maximumWorkers: maximumWorkers) { worker, range in
+                for f in range {
+                    transformOutput(m + f * tileCount, positionStride: filters * tileCount,
+                                    into: output + f * outputChannelStride, bias: biases[f],
+                                    residual: residual.map { $0 + f * outputChannelStride }, rows: scratch + worker * scratchSize)
+                }
+            }
+            timer?.lap(\.epilogue)
+        }
+
+        /// One channel's tiles of this pass: `V[ξ][tile]` at `into + ξ·positionStride + tile`.
+        /// Each of a tile row's 9 input rows is transformed along x into `rows` (row r's
+        /// position q at `(r·9 + q)·tileColumns + column`), then the 9 rows are combined down
+        /// each column of tiles, contiguously along the tile row.
+        func transformInput(_ plane: UnsafePointer<Float>, into v: UnsafeMutablePointer<Float>, positionStride: Int,
+                            rows: UnsafeMutablePointer<Float>) {
+            let tc = tileColumns
+            for tileRow in 0..<tileRows {
+                let top = 8 * (firstTileRow + tileRow) - pad
+                for r in 0..<window {
+                    let y = top + r
+                    let target = rows + r * window * tc
+                    guard y >= 0, y < height else {
+                        target.update(repeating: 0, count: window * tc)
+                        continue
+                    }
+                    transformRow(plane + y * width, into: target)
+                }
+                let base = v + tileRow * tc
+                for q in 0..<window {
+                    let h = { (r: Int) in UnsafePointer(rows + (r * window + q) * tc) }
+                    let (d0, d1, d2, d3, d4, d5, d6, d7, d8) = (h(0), h(1), h(2), h(3), h(4), h(5), h(6), h(7), h(8))
+                    let out = { (p: Int) in base + (p * window + q) * positionStride }
+                    let (o0, o1, o2, o3, o4, o5, o6, o7, o8) = (out(0), out(1), out(2), out(3), out(4), out(5), out(6), out(7), out(8))
+                    for j in 0..<tc {
+                        o0[j] = d1[j]
+                        o1[j] = d3[j]
+                        o2[j] = d5[j]
+                        o3[j] = d7[j]
+                        let (s0, s1, s2, s3, s4) = (d0[j], d2[j], d4[j], d6[j], d8[j])
+                        o4[j] = 2 * s0 - s1 - 2 * s2 + s3
+                        o5[j] = 2 * s1 + s2 - s3
+                        o6[j] = -2 * s1 + 3 * s2 - s3
+                        o7[j] = s3 - s1
+                        o8[j] = 2 * s1 - s2 - 2 * s3 + s4
+                    }
+                }
+            }
+        }
+
+        /// One input row along x: for each tile column, the 9 positions of its window (zeros
+        /// outside the row), position q at `into + q·tileColumns + column`.
+        @inline(__always)
+        func transformRow(_ row: UnsafePointer<Float>, into target: UnsafeMutablePointer<Float>) {
+            let tc = tileColumns
+            var d = (Float(0), Float(0), Float(0), Float(0), Float(0), Float(0), Float(0), Float(0), Float(0))
+            for j in 0..<tc {
+                let left = 8 * j - pad
+                if left >= 0 && left + 8 < width {
+                    let x = row + left
+                    d = (x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8])
+                } else {
+                    let at = { (s: Int) -> Float in
+                        let xs = left + s
+                        return xs >= 0 && xs < width ? row[xs] : 0
+                    }
+                    d = (at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8))
+                }
+                target[j] = d.1
+                target[tc + j] = d.3
+                target[2 * tc + j] = d.5
+                target[3 * tc + j] = d.7
+                let (s0, s1, s2, s3, s4) = (d.0, d.2, d.4, d.6, d.8)
+                target[4 * tc + j] = 2 * s0 - s1 - 2 * s2 + s3
+                target[5 * tc + j] = 2 * s1 + s2 - s3
+                target[6 * tc + j] = -2 * s1 + 3 * s2 - s3
+                target[7 * tc + j] = s3 - s1
+                target[8 * tc + j] = 2 * s1 - s2 - 2 * s3 + s4
+            }
+        }
+
+        /// One filter's tiles of this pass (`M[ξ][tile]` at `m + ξ·positionStride + tile`) into its
+        /// output plane: down the columns of tiles into `rows` (output row k's position q at
+        /// `(k·9 + q)·tileColumns + column`), then along x, 4 output rows a tile row, each finished
+        /// with bias, activation and `residual` (`Convolutional.biasActivation`).
+        func transformOutput(_ m: UnsafePointer<Float>, positionStride: Int, into plane: UnsafeMutablePointer<Float>,
+                             bias: Float, residual: UnsafePointer<Float>?, rows: UnsafeMutablePointer<Float>) {
+            let tc = tileColumns
+            for tileRow in 0..<tileRows {
+                let base = m + tileRow * tc
+                for q in 0..<window {
+                    let at = { (p: Int) in base + (p * window + q) * positionStride }
+                    let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = (at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7), at(8))
+                    let (z0, z1, z2, z3) = (rows + q * tc, rows + (window + q) * tc, rows + (2 * window + q) * tc,
+                                            rows + (3 * window + q) * tc)
+                    for j in 0..<tc {
+                        let (a5, a6, a7) = (m5[j], m6[j], m7[j])
+                        z0[j] = m0[j] + m4[j] + a5 + a6 + a7
+                        z1[j] = m1[j] + a5 - a6 + 2 * a7
+                        z2[j] = m2[j] + a5 + a6 + 4 * a7
+                        z3[j] = m3[j] + a5 - a6 + 8 * a7 + m8[j]
+                    }
+                }
+                let firstRow = 4 * (firstTileRow + tileRow)
+                for k in 0..<min(tile, outHeight - firstRow) {
+                    let row = rows + k * window * tc
+                    let y = plane + (firstRow + k) * outWidth
+                    for j in 0..<tc {
+                        let z = { (q: Int) in row[q * tc + j] }
+                        let (a5, a6, a7) = (z(5), z(6), z(7))
+                        let values = (z(0) + z(4) + a5 + a6 + a7, z(1) + a5 - a6 + 2 * a7, z(2) + a5 + a6 + 4 * a7,
+                                      z(3) + a5 - a6 + 8 * a7 + z(8))
+                        let x = 4 * j
+                        if x + 4 <= outWidth {
+                            y[x] = values.0
+                            y[x + 1] = values.1
+                            y[x + 2] = values.2
+                            y[x + 3] = values.3
+                        } else {
+                            // The last tile column of an output width that is not a multiple of 4.
+                            y[x] = values.0
+                            if x + 1 < outWidth { y[x + 1] = values.1 }
+                            if x + 2 < outWidth { y[x + 2] = values.2 }
+                        }
+                    }
+                    Convolutional.biasActivation(y, count: outWidth, bias: bias, activation: activation,
+                                                 adding: residual.map { $0 + (firstRow + k) * outWidth })
+                }
+            }
+        }
+    }
+}
