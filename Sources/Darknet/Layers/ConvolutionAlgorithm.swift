@@ -209,8 +209,8 @@ extension ModelDescription {
             // Then the stride-2 layers of large outputs, largest first (fewest channels: the
             // cheapest weights, 8× more bytes once transformed; they save more per MB than any
             // upgrade below): yolov3 at 416, 2 threads, per layer (im2col / WinogradStride2, ms,
-            // alternating processes, 2026-11-24, Zen 4): 208×208 11.6 / 10.9–11.2, 104×104
-            // 9.3–9.4 / 8.8–8.9, 52×52 8.4–8.5 / 7.5–7.7.
+            // alternating processes, 2026-11-24, Zen 4): 208×208 11.6 / 9.6–10.3, 104×104
+            // 9.3–9.4 / 7.7–8.2, 52×52 8.4–8.5 / 6.9–7.4.
             for candidate in stride2Candidates() { _ = take(candidate, .winogradStride2) }
             let small = candidates.filter { $0.f4Tiles < 100 }.sorted { ($0.area, $0.layer.index) < ($1.area, $1.layer.index) }
             for candidate in small where candidate.f4Tiles <= 32 { _ = take(candidate, .winogradF2) }
