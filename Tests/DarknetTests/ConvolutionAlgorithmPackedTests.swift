@@ -69,16 +69,25 @@ final class ConvolutionAlgorithmPackedTests: XCTestCase {
         XCTAssertLessThanOrEqual(plannedBytes(large, all), 2 * WeightsReader.parameterBytes(for: large))
     }
 
-    /// yolov3-tiny gets the floor (32 MB): F(4×4) pre-transformed on the 208, 104 and 52 grids
-    /// (their pools stay fused) and on layer 8 (26×26), F(2×2) on the 13×13 ones, layer 21
-    /// streamed; not memory-bound.
+    /// yolov3-tiny is a small model (`winogradAllowance`: 4× its 35 MB): F(4×4) pre-transformed on
+    /// every layer with 16 channels or more (the pools after 2, 4, 6 stay fused); not memory-bound.
+    /// With the 32 MB floor alone it got F(2×2) on the 13×13 layers and layer 21 streamed.
     func testAutoOnTiny() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
+        let parameters = WeightsReader.parameterBytes(for: model)
+        XCTAssertEqual(ModelDescription.winogradAllowance(parameters: parameters), 4 * parameters)
         let methods = model.convolutionMethods(.auto)
-        XCTAssertEqual(indices(model, methods, .winograd), [2, 4, 6, 8])
-        XCTAssertEqual(indices(model, methods, .winogradF2), [10, 12, 14])
-        XCTAssertEqual(indices(model, methods, .winogradStreamed), [21])
+        XCTAssertEqual(indices(model, methods, .winograd), [2, 4, 6, 8, 10, 12, 14, 21])
+        XCTAssertEqual(methods[0], .im2col)
         XCTAssertFalse(model.autoIsMemoryBound())
+        XCTAssertLessThanOrEqual(plannedBytes(model, methods), 5 * parameters + model.processReserveBytes)
+    }
+
+    /// Large models keep the 32 MB floor: yolov3's 248 MB of weights.
+    func testLargeModelsKeepTheFloor() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
+        XCTAssertEqual(ModelDescription.winogradAllowance(parameters: WeightsReader.parameterBytes(for: model)),
+                       ModelDescription.winogradMemoryFloor)
     }
 
     /// The streamed F(4×4) holds the plain weights (as many floats as darknet's, reordered in

@@ -86,6 +86,22 @@ extension ModelDescription {
     /// Bytes `auto` may always spend on transformed weights, whatever the budget says (small
     /// models such as yolov3-tiny, 35 MB of weights: every process holds more than twice that).
     public static let winogradMemoryFloor = 32 << 20
+    /// Models with at most this many bytes of parameters (yolov3-tiny: 35 MB) may spend up to 4×
+    /// their parameters on transformed weights (`winogradAllowance`).
+    public static let smallModelBytes = 64 << 20
+
+    /// What `auto` may spend on transformed weights whatever twice the parameters leave:
+    /// `winogradMemoryFloor`, or for a small model (`smallModelBytes`) 4× its `parameters`. A
+    /// small model's process is mostly fixed costs (runtime, OpenBLAS, the photo: yolov3-tiny's
+    /// `detect` held 125 MiB with 35 MB of weights), and 4× lets every layer take pre-transformed
+    /// F(4×4), which pays most on small grids: yolov3-tiny at 416, 2 threads, alternating
+    /// processes (2026-11-24, Zen 4): 19.1–19.2 ms with 32 MB (F(2×2) on the 13×13 layers, the
+    /// last 26×26 one streamed) against 17.7–17.8 with every layer pre-transformed F(4×4); its
+    /// 13×13 × 512 → 1024 layer 4.38 → 3.80 ms. Large models keep the floor: yolov3 at 800 has
+    /// about 44 MB left under twice its weights.
+    public static func winogradAllowance(parameters: Int) -> Int {
+        parameters <= smallModelBytes ? max(winogradMemoryFloor, 4 * parameters) : winogradMemoryFloor
+    }
 
     /// The method each layer runs under `algorithm` (nil for layers that are not convolutions).
     ///
@@ -94,7 +110,7 @@ extension ModelDescription {
     /// layers where it pays. The budget for Winograd's extra weights (per 3×3 kernel F(4×4) holds
     /// 36 floats instead of 9, 3× more; F(2×2) 16, 7/9 more) is what remains of twice the
     /// parameters after the plain parameters, the activation arena (`MemoryPlan`), the workspace
-    /// and `processReserveBytes`, but at least `winogradMemoryFloor`; a layer whose workspace
+    /// and `processReserveBytes`, but at least `winogradAllowance` (32 MB, more for small models); a layer whose workspace
     /// is larger than the others' pays for the growth too. So the choice depends on the input
     /// size: yolov3's arena is 33 MB at 416 and 71 MB at 608.
     ///
@@ -155,7 +171,8 @@ extension ModelDescription {
         let parameters = WeightsReader.parameterBytes(for: self)
         let held = parameters + activationBytes(batch: batch) + workspace * float + processReserveBytes
         let twice = 2 * parameters - held
-        var budget = max(twice, Self.winogradMemoryFloor)
+        let allowance = Self.winogradAllowance(parameters: parameters)
+        var budget = max(twice, allowance)
         var bound = false
         /// Bytes `candidate` costs moving from its current method to `method` (the extra weights,
         /// and the workspace growth), and the workspace after.
@@ -217,7 +234,7 @@ extension ModelDescription {
             for candidate in small { _ = take(candidate, .winograd) }
             // The floor is an allowance on top of twice the weights (yolov3-tiny, large batches):
             // spending it all does not make the process hold twice its weights.
-            if twice < Self.winogradMemoryFloor { bound = false }
+            if twice < allowance { bound = false }
             for area in Set(candidates.filter { $0.f4Tiles >= 100 }.map(\.area)).sorted(by: >) {
                 _ = takeF4(candidates.filter { $0.area == area })
             }
