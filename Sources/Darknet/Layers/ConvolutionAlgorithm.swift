@@ -94,11 +94,12 @@ extension ModelDescription {
     /// `winogradMemoryFloor`, or for a small model (`smallModelBytes`) 4× its `parameters`. A
     /// small model's process is mostly fixed costs (runtime, OpenBLAS, the photo: yolov3-tiny's
     /// `detect` held 125 MiB with 35 MB of weights), and 4× lets every layer take pre-transformed
-    /// F(4×4), which pays most on small grids: yolov3-tiny at 416, 2 threads, alternating
-    /// processes (2026-11-24, Zen 4): 19.1–19.2 ms with 32 MB (F(2×2) on the 13×13 layers, the
-    /// last 26×26 one streamed) against 17.7–17.8 with every layer pre-transformed F(4×4); its
-    /// 13×13 × 512 → 1024 layer 4.38 → 3.80 ms. Large models keep the floor: yolov3 at 800 has
-    /// about 44 MB left under twice its weights.
+    /// F(4×4), which pays most on small grids: yolov3-tiny at 416, 2 threads, three alternating
+    /// pairs of processes (2026-11-24, Zen 4): 19.2–19.5 ms end to end with 32 MB (F(2×2) on the
+    /// 13×13 layers, the last 26×26 one streamed) against 18.2–18.5 with every layer of 16
+    /// channels or more pre-transformed F(4×4); its 13×13 × 512 → 1024 layer 4.38 → 3.82 ms, its
+    /// layer 21 2.6 → 2.4 ms. `detect`'s peak RSS 127,844 → 199,732 KiB. Large models keep the
+    /// floor: yolov3 at 800 has about 44 MB left under twice its weights.
     public static func winogradAllowance(parameters: Int) -> Int {
         parameters <= smallModelBytes ? max(winogradMemoryFloor, 4 * parameters) : winogradMemoryFloor
     }
