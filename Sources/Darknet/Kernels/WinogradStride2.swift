@@ -73,18 +73,28 @@ enum WinogradStride2 {
 
     /// `U = G g Gᵀ` for every filter and channel, `positions × filters × channels` (position
     /// major), each position's plane packed for OpenBLAS's kernel when `orientation` is `.packed`
-    /// (`Winograd.packPositions`). Computed in Double. `weights` is darknet's `filters × channels × 3 × 3`.
+    /// (`Winograd.packPositions`). Computed in Double, in blocks of 256 kernels per worker written
+    /// as one run per position (as `Winograd.transformWeights`). `weights` is darknet's
+    /// `filters × channels × 3 × 3`.
     static func transformWeights(_ weights: UnsafeBufferPointer<Float>, filters: Int, channels: Int,
                                  orientation: Winograd.Orientation) -> [Float] {
         precondition(orientation != .tileMajor, "WinogradStride2: filter-major or packed weights only")
         let plane = filters * channels
+        let blockSize = 256
         return [Float](unsafeUninitializedCapacity: positions * plane) { u, initialized in
             nonisolated(unsafe) let u = u
-            Parallel.forChunks(of: plane, work: plane * positions * 8) { range in
-                var local = [Double](repeating: 0, count: positions)
-                for kernel in range {
-                    transformKernel(weights.baseAddress! + kernel * 9, into: &local)
-                    for position in 0..<positions { u[position * plane + kernel] = Float(local[position]) }
+            Parallel.forChunks(of: (plane + blockSize - 1) / blockSize, work: plane * positions * 8) { range in
+                withUnsafeTemporaryAllocation(of: Float.self, capacity: positions * blockSize) { local in
+                    for block in range {
+                        let first = block * blockSize, n = min(blockSize, plane - first)
+                        for j in 0..<n {
+                            transformKernel(weights.baseAddress! + (first + j) * 9, into: local.baseAddress! + j, stride: blockSize)
+                        }
+                        for position in 0..<positions {
+                            (u.baseAddress! + position * plane + first)
+                                .initialize(from: local.baseAddress! + position * blockSize, count: n)
+                        }
+                    }
                 }
             }
             if orientation == .packed { Winograd.packPositions(u.baseAddress!, positions: positions, filters: filters, channels: channels) }
@@ -94,17 +104,40 @@ enum WinogradStride2 {
 
     /// The 1-D weight transform of taps `(g0, g1, g2)`: the nine values `G g`.
     @inline(__always)
-    static func weightRow(_ g0: Double, _ g1: Double, _ g2: Double) -> [Double] {
-        [g1, g1, g1, g1, g0 / 2, (g0 + g2) / 2, (g0 - g2) / 6, (g0 + 2 * g2) / 6, g2]
+    static func weightRow(_ g0: Double, _ g1: Double, _ g2: Double)
+        -> (Double, Double, Double, Double, Double, Double, Double, Double, Double) {
+        (g1, g1, g1, g1, g0 / 2, (g0 + g2) / 2, (g0 - g2) / 6, (g0 + 2 * g2) / 6, g2)
     }
 
-    /// One 3×3 kernel's 81 values: `G` down each column of taps, then along each row of the result.
-    static func transformKernel(_ g: UnsafePointer<Float>, into out: inout [Double]) {
-        let columns = (0..<3).map { b in weightRow(Double(g[b]), Double(g[3 + b]), Double(g[6 + b])) }
-        for p in 0..<window {
-            let row = weightRow(columns[0][p], columns[1][p], columns[2][p])
-            for q in 0..<window { out[p * window + q] = row[q] }
+    /// One 3×3 kernel's 81 values, position ξ at `out[ξ·stride]`: `G` down each column of taps,
+    /// then along each row of the result.
+    @inline(__always)
+    static func transformKernel(_ g: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, stride: Int) {
+        let c0 = weightRow(Double(g[0]), Double(g[3]), Double(g[6]))
+        let c1 = weightRow(Double(g[1]), Double(g[4]), Double(g[7]))
+        let c2 = weightRow(Double(g[2]), Double(g[5]), Double(g[8]))
+        @inline(__always) func row(_ p: Int, _ a: Double, _ b: Double, _ c: Double) {
+            let r = weightRow(a, b, c)
+            let base = out + p * window * stride
+            base[0] = Float(r.0)
+            base[stride] = Float(r.1)
+            base[2 * stride] = Float(r.2)
+            base[3 * stride] = Float(r.3)
+            base[4 * stride] = Float(r.4)
+            base[5 * stride] = Float(r.5)
+            base[6 * stride] = Float(r.6)
+            base[7 * stride] = Float(r.7)
+            base[8 * stride] = Float(r.8)
         }
+        row(0, c0.0, c1.0, c2.0)
+        row(1, c0.1, c1.1, c2.1)
+        row(2, c0.2, c1.2, c2.2)
+        row(3, c0.3, c1.3, c2.3)
+        row(4, c0.4, c1.4, c2.4)
+        row(5, c0.5, c1.5, c2.5)
+        row(6, c0.6, c1.6, c2.6)
+        row(7, c0.7, c1.7, c2.7)
+        row(8, c0.8, c1.8, c2.8)
     }
 
     // MARK: Forward
