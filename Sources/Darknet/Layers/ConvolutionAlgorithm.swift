@@ -111,9 +111,10 @@ extension ModelDescription {
     /// layers where it pays. The budget for Winograd's extra weights (per 3×3 kernel F(4×4) holds
     /// 36 floats instead of 9, 3× more; F(2×2) 16, 7/9 more) is what remains of twice the
     /// parameters after the plain parameters, the activation arena (`MemoryPlan`), the workspace
-    /// and `processReserveBytes`, but at least `winogradAllowance` (32 MB, more for small models); a layer whose workspace
-    /// is larger than the others' pays for the growth too. So the choice depends on the input
-    /// size: yolov3's arena is 33 MB at 416 and 71 MB at 608.
+    /// and `processReserveBytes`, but at least `winogradAllowance` (32 MB, more for small
+    /// models); a layer whose workspace is larger than the others' pays for the growth too. So
+    /// the choice depends on the input size: yolov3's arena is 33 MB at 416 and 71 MB at 608.
+    /// With OpenBLAS's packed kernel, the large stride-2 layers get `WinogradStride2` first.
     ///
     /// It takes the Winograd-eligible layers with at least 16 input channels (below that the
     /// GEMMs are too thin to pay for the transforms: yolov3's first layer ran at 0.6× the

@@ -224,6 +224,7 @@ public struct Convolutional: Sendable, Hashable {
         let spatial = outputShape.height * outputShape.width
         let inputPlane = inputShape.height * inputShape.width
         if weights.stride2, let transformed = weights.winograd {
+            precondition(pooled == nil, "Convolutional.forward: stride-2 Winograd computes no pool (Network.fusedPools)")
             transformed.withUnsafeBufferPointer { u in
                 weights.biases.withUnsafeBufferPointer { bias in
                     WinogradStride2.forward(input: input, channels: inputShape.channels, height: inputShape.height,
