@@ -27,6 +27,8 @@ final class WinogradStride2Tests: XCTestCase {
         // Packed kernel: channels past one K block of 512 (`PackedGEMM.kBlock`), filters in whole
         // panels of 4 but not blocks of 16.
         Case(channels: 515, height: 12, width: 10, filters: 12, pad: 1),
+        // 3 × 5 tiles: 15 a pass, packed for the kernel in panels of 8, 4, 2 and 1.
+        Case(channels: 3, height: 20, width: 40, filters: 5, pad: 1),
     ]
 
     /// Filter-major products through `GEMM.serial`, and packed ones where OpenBLAS's kernel is available.
