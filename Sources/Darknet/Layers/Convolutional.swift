@@ -370,46 +370,4 @@ public struct Convolutional: Sendable, Hashable {
         return GEMM.multiply(m: filters / groups, n: columns, k: k, a: a, lda: k, b: b, ldb: columns, c: c, ldc: ldc,
                              segments: segments, timeEpilogue: timed, epilogue: epilogue)
     }
-
-    /// `x = activation(x + bias)` over `count` contiguous floats: the epilogue of one filter
-    /// plane (or row). Linear, leaky, relu and logistic in one pass; the others add then call
-    /// `Activation.apply`. Bit for bit `epilogueReference`'s values. `residual`: then
-    /// `x = x + residual[i]`, the fused `[shortcut]` that follows (`Shortcut.forward`'s sum).
-    @inline(__always)
-    static func biasActivation(_ plane: UnsafeMutablePointer<Float>, count: Int, bias: Float, activation: Activation,
-                               adding residual: UnsafePointer<Float>? = nil) {
-        switch activation {
-        case .linear:
-            for i in 0..<count { plane[i] += bias }
-        case .leaky:
-            for i in 0..<count {
-                let x = plane[i] + bias
-                plane[i] = x > 0 ? x : Float(0.1 * Double(x))
-            }
-        case .relu:
-            for i in 0..<count {
-                let x = plane[i] + bias
-                plane[i] = x > 0 ? x : 0
-            }
-        case .logistic:
-            for i in 0..<count { plane[i] = activation.value(plane[i] + bias) }
-        default:
-            for i in 0..<count { plane[i] += bias }
-            activation.apply(plane, count: count, parallel: false)  // the epilogue's workers already split
-        }
-        if let residual {
-            for i in 0..<count { plane[i] = plane[i] + residual[i] }
-        }
-    }
-
-    /// The two-pass epilogue (all biases, then `Activation.apply`): the reference the fused
-    /// `biasActivation`, run by the GEMM workers, is tested against.
-    static func epilogueReference(_ output: UnsafeMutablePointer<Float>, filters: Int, spatial: Int,
-                                  biases: UnsafePointer<Float>, activation: Activation) {
-        for f in 0..<filters {
-            let plane = output + f * spatial
-            for i in 0..<spatial { plane[i] += biases[f] }
-            activation.apply(plane, count: spatial)
-        }
-    }
 }
