@@ -19,51 +19,55 @@ final class ConvolutionAlgorithmPackedTests: XCTestCase {
     }
 
     /// yolov3 at 416: the stride-2 Winograd on the 208, 104 and 52 outputs (layers 1, 5, 12: 13 MB
-    /// of transformed weights), every 13×13 layer pre-transformed (the first under F(4×4), the
-    /// other six under F(2×2)), the 208 grid pre-transformed F(4×4) with what is left, the 104,
-    /// 52 and 26 grids streamed; within twice the weights, and one more 13×13 layer under F(4×4)
-    /// or one 26×26 layer pre-transformed F(4×4) would not be (F(2×2) is not tried there:
-    /// streamed F(4×4) runs faster). The 26×26 and 13×13 outputs of stride 2 (layers 37 and 62:
-    /// 49 and 16 tiles of 4×4 outputs, below 144) stay im2col.
+    /// of transformed weights); its 2×2 tiles on the 26×26 output (layer 37: 169 tiles, 8.4 MB
+    /// more) before the seven 13×13 layers' F(2×2), then on the 13×13 output (layer 62: 49 tiles,
+    /// 33.5 MB more) before any F(4×4) upgrade; the 208 grid pre-transformed F(4×4) with what is
+    /// left, the 104, 52 and 26 grids streamed; within twice the weights, and a 13×13 layer
+    /// under F(4×4) or one 26×26 layer pre-transformed F(4×4) would not be (F(2×2) is not tried
+    /// there: streamed F(4×4) runs faster).
     func testAutoOnYOLOv3At416() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
         let methods = model.convolutionMethods(.auto)
         XCTAssertEqual(indices(model, methods, .winogradStride2), [1, 5, 12])
-        XCTAssertEqual(indices(model, methods, .winograd), [3, 64])
-        XCTAssertEqual(indices(model, methods, .winogradF2), [67, 70, 73, 76, 78, 80])
+        XCTAssertEqual(indices(model, methods, .winogradStride2F2), [37, 62])
+        XCTAssertEqual(indices(model, methods, .winograd), [3])
+        XCTAssertEqual(indices(model, methods, .winogradF2), [64, 67, 70, 73, 76, 78, 80])
         let streamed = indices(model, methods, .winogradStreamed)
         XCTAssertEqual(Set(streamed.map { model.layers[$0].output.height }), [104, 52, 26])
         XCTAssertEqual(streamed.count, 24)
         let limit = 2 * WeightsReader.parameterBytes(for: model)
         XCTAssertLessThanOrEqual(plannedBytes(model, methods), limit)
-        for (layer, method) in [(67, ConvolutionMethod.winograd), (39, .winograd)] {
+        for (layer, method) in [(64, ConvolutionMethod.winograd), (39, .winograd)] {
             var more = methods
             more[layer] = method
             XCTAssertGreaterThan(plannedBytes(model, more), limit, "layer \(layer) under \(method) would have fitted")
         }
         XCTAssertTrue(model.autoIsMemoryBound())
         XCTAssertEqual(methods[0], .im2col, "3 input channels: too thin for Winograd")
-        XCTAssertEqual(methods[37], .im2col, "stride 2, 49 tiles")
-        XCTAssertEqual(methods[62], .im2col, "stride 2, 16 tiles")
     }
 
-    /// At 608 the arena is 71 MB: the stride-2 Winograd on the 304, 152 and 76 outputs, six of the
-    /// seven 19×19 layers (25 F(4×4) tiles) pre-transformed F(2×2), the 38×38 and 76×76 grids and
-    /// the last 19×19 layer streamed. At 800 (123 MB of activations) the 25×25 layers (49 tiles,
-    /// 18.9 MB of weights each) find no room for F(4×4)'s 57 MB more: they and the 50×50 ones run
-    /// streamed, and what is left goes to the stride-2 layers and the largest grids.
+    /// At 608 the arena is 71 MB: the stride-2 Winograd on the 304, 152 and 76 outputs, its 2×2
+    /// tiles on the 38×38 output (361 tiles), six of the seven 19×19 layers (25 F(4×4) tiles)
+    /// pre-transformed F(2×2); the 152×152, 76×76 and 38×38 grids and the last 19×19 layer
+    /// streamed, and no room for the 19×19 stride-2 output. At 800 (123 MB of activations) the
+    /// 25×25 layers (49 tiles, 18.9 MB of weights each) find no room for F(4×4)'s 57 MB more: they
+    /// and the 50×50 ones run streamed, and what is left goes to the stride-2 layers and the
+    /// largest grids.
     func testAutoOnYOLOv3At608And800() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 608, height: 608)
         let methods = model.convolutionMethods(.auto)
         XCTAssertEqual(indices(model, methods, .winogradStride2), [1, 5, 12])
+        XCTAssertEqual(indices(model, methods, .winogradStride2F2), [37])
+        XCTAssertEqual(methods[62], .im2col)
         XCTAssertEqual(indices(model, methods, .winogradF2), [64, 67, 70, 73, 76, 78])
-        XCTAssertEqual(Set(indices(model, methods, .winogradStreamed).map { model.layers[$0].output.height }), [76, 38, 19])
+        XCTAssertEqual(Set(indices(model, methods, .winogradStreamed).map { model.layers[$0].output.height }), [152, 76, 38, 19])
         XCTAssertLessThanOrEqual(plannedBytes(model, methods), 2 * WeightsReader.parameterBytes(for: model))
         XCTAssertTrue(model.autoIsMemoryBound())
         let large = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 800, height: 800)
         let all = large.convolutionMethods(.auto)
-        XCTAssertEqual(all.compactMap { $0 }.filter(\.isWinograd).count, 35)
+        XCTAssertEqual(all.compactMap { $0 }.filter(\.isWinograd).count, 36)
         XCTAssertEqual(indices(large, all, .winogradStride2), [1, 5, 12])
+        XCTAssertEqual(indices(large, all, .winogradStride2F2), [37])
         XCTAssertEqual(Set(indices(large, all, .winogradStreamed).map { large.layers[$0].output.height }), [100, 50, 25])
         XCTAssertEqual(Set(indices(large, all, .winograd).map { large.layers[$0].output.height }), [400, 200])
         XCTAssertLessThanOrEqual(plannedBytes(large, all), 2 * WeightsReader.parameterBytes(for: large))

@@ -1,9 +1,10 @@
 @testable import Darknet
 import XCTest
 
-/// `WinogradStride2` (3×3 stride-2 convolutions through 81 transform positions) against the
-/// naive convolution (`ReferenceConvolution`, summed in Double), with `WinogradTests`'
-/// tolerance: each output within 1e-5 × (the sum of |weight·input| products that feed it + 1).
+/// `WinogradStride2` (3×3 stride-2 convolutions through 81 transform positions per 4×4 tile, or
+/// 25 per 2×2 tile) against the naive convolution (`ReferenceConvolution`, summed in Double),
+/// with `WinogradTests`' tolerance: each output within 1e-5 × (the sum of |weight·input|
+/// products that feed it + 1).
 final class WinogradStride2Tests: XCTestCase {
     struct Case {
         var channels, height, width, filters, pad: Int
@@ -20,7 +21,8 @@ final class WinogradStride2Tests: XCTestCase {
         Case(channels: 2, height: 7, width: 6, filters: 2, pad: 2),     // more padding than darknet uses
         Case(channels: 67, height: 10, width: 9, filters: 33, pad: 1),  // many channels
         // Wide rows: many tile columns, interior windows and both edges; a width of 4k + 1, 4k + 2
-        // and 4k + 3 outputs (the last tile column cut short).
+        // and 4k + 3 outputs (the last tile column cut short); for `.f2`, 8-tile runs (16 outputs)
+        // with tails of 1–7 tiles, and an odd width of 37 outputs.
         Case(channels: 3, height: 6, width: 70, filters: 4, pad: 1),
         Case(channels: 2, height: 5, width: 73, filters: 3, pad: 1),
         Case(channels: 2, height: 4, width: 75, filters: 2, pad: 1),
@@ -29,7 +31,12 @@ final class WinogradStride2Tests: XCTestCase {
         Case(channels: 515, height: 12, width: 10, filters: 12, pad: 1),
         // 3 × 5 tiles: 15 a pass, packed for the kernel in panels of 8, 4, 2 and 1.
         Case(channels: 3, height: 20, width: 40, filters: 5, pad: 1),
+        // `.f2`: two full 8-tile runs along x (32 outputs from 65 pixels) and one past them.
+        Case(channels: 2, height: 9, width: 65, filters: 3, pad: 1),
+        Case(channels: 2, height: 7, width: 66, filters: 2, pad: 0),
     ]
+
+    static let variants: [WinogradStride2.Variant] = [.f4, .f2]
 
     /// Filter-major products through `GEMM.serial`, and packed ones where OpenBLAS's kernel is available.
     static let orientations: [Winograd.Orientation] = [.filterMajor] + (PackedGEMM.kernel == nil ? [] : [.packed])
@@ -50,7 +57,8 @@ final class WinogradStride2Tests: XCTestCase {
 
     func checkMatchesNaiveConvolution() {
         var generator = SplitMix64(state: 17)
-        for orientation in Self.orientations {
+        for variant in Self.variants {
+          for orientation in Self.orientations {
             for c in Self.cases {
                 for batch in [1, 2] {
                     let plane = c.channels * c.height * c.width, outPlane = c.filters * c.outHeight * c.outWidth
@@ -58,7 +66,7 @@ final class WinogradStride2Tests: XCTestCase {
                     let input = (0..<(batch * (plane + 5))).map { _ in generator.uniform(-1, 1) }
                     let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
                     let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
-                    let output = run(c, orientation: orientation, batch: batch, input: input, inputStride: plane + 5,
+                    let output = run(c, variant, orientation: orientation, batch: batch, input: input, inputStride: plane + 5,
                                      outputStride: outPlane + 3, weights: weights, biases: biases)
                     for b in 0..<batch {
                         let image = Array(input[(b * (plane + 5))..<(b * (plane + 5) + plane)])
@@ -72,12 +80,14 @@ final class WinogradStride2Tests: XCTestCase {
                         for i in 0..<outPlane {
                             let expected = reference[i] + biases[i / (c.outHeight * c.outWidth)]
                             XCTAssertEqual(output[b * (outPlane + 3) + i], expected, accuracy: 1e-5 * (magnitude[i] + 1),
-                                           "\(orientation) \(c) batch \(b) at \(i)")
+                                           "\(variant) \(orientation) \(c) batch \(b) at \(i)")
                         }
-                        XCTAssertTrue(output[b * (outPlane + 3) + outPlane].isNaN, "\(orientation) \(c): wrote past image \(b)")
+                        XCTAssertTrue(output[b * (outPlane + 3) + outPlane].isNaN,
+                                      "\(variant) \(orientation) \(c): wrote past image \(b)")
                     }
                 }
             }
+          }
         }
     }
 
@@ -91,13 +101,15 @@ final class WinogradStride2Tests: XCTestCase {
         let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
         let residual = (0..<count).map { _ in generator.uniform(-1, 1) }
         let biases: [Float] = [0.1, -0.2, 0.3]
-        let linear = run(c, orientation: .filterMajor, batch: 1, input: input, inputStride: 0, outputStride: 0,
-                         weights: weights, biases: biases)
-        XCTAssertTrue(linear.contains { $0 < 0 })
-        for activation in [Activation.leaky, .mish] {
-            let applied = run(c, orientation: .filterMajor, batch: 1, input: input, inputStride: 0, outputStride: 0,
-                              weights: weights, biases: biases, activation: activation, residual: residual)
-            XCTAssertEqual(applied, zip(linear, residual).map { activation.value($0) + $1 }, "\(activation)")
+        for variant in Self.variants {
+            let linear = run(c, variant, orientation: .filterMajor, batch: 1, input: input, inputStride: 0, outputStride: 0,
+                             weights: weights, biases: biases)
+            XCTAssertTrue(linear.contains { $0 < 0 })
+            for activation in [Activation.leaky, .mish] {
+                let applied = run(c, variant, orientation: .filterMajor, batch: 1, input: input, inputStride: 0, outputStride: 0,
+                                  weights: weights, biases: biases, activation: activation, residual: residual)
+                XCTAssertEqual(applied, zip(linear, residual).map { activation.value($0) + $1 }, "\(variant) \(activation)")
+            }
         }
     }
 
@@ -111,15 +123,18 @@ final class WinogradStride2Tests: XCTestCase {
         let input = (0..<(c.channels * c.height * c.width)).map { _ in generator.uniform(-1, 1) }
         let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
         let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
-        for orientation in Self.orientations {
-            var outputs: [[Float]] = []
-            for threads in [1, 2, 3, 8] {
-                GEMM.threads = threads
-                outputs.append(run(c, orientation: orientation, batch: 1, input: input, inputStride: 0, outputStride: 0,
-                                   weights: weights, biases: biases, activation: .leaky))
-            }
-            for (index, output) in outputs.enumerated().dropFirst() {
-                XCTAssertTrue(zip(output, outputs[0]).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(orientation), run \(index)")
+        for variant in Self.variants {
+            for orientation in Self.orientations {
+                var outputs: [[Float]] = []
+                for threads in [1, 2, 3, 8] {
+                    GEMM.threads = threads
+                    outputs.append(run(c, variant, orientation: orientation, batch: 1, input: input, inputStride: 0,
+                                       outputStride: 0, weights: weights, biases: biases, activation: .leaky))
+                }
+                for (index, output) in outputs.enumerated().dropFirst() {
+                    XCTAssertTrue(zip(output, outputs[0]).allSatisfy { $0.bitPattern == $1.bitPattern },
+                                  "\(variant) \(orientation), run \(index)")
+                }
             }
         }
     }
@@ -137,7 +152,7 @@ final class WinogradStride2Tests: XCTestCase {
             var kernel = [Float](repeating: 0, count: 9)
             kernel[tap] = 1
             let u = kernel.withUnsafeBufferPointer {
-                WinogradStride2.transformWeights($0, filters: 1, channels: 1, orientation: .filterMajor)
+                WinogradStride2.transformWeights(.f4, $0, filters: 1, channels: 1, orientation: .filterMajor)
             }
             for p in 0..<9 {
                 for q in 0..<9 {
@@ -147,19 +162,60 @@ final class WinogradStride2Tests: XCTestCase {
         }
     }
 
-    private func run(_ c: Case, orientation: Winograd.Orientation, batch: Int, input: [Float], inputStride: Int,
+    /// `.f2`'s `G` rows (g1, g1, g0, g0 + g2, g2): the middle tap reaches the first two positions
+    /// of each side, tap 0 positions 2 and 3, tap 2 positions 3 and 4, all with weight 1.
+    func testF2WeightTransformOfSingleTaps() {
+        let g: [[Double]] = [
+            [0, 0, 1, 1, 0],   // tap 0 (g0)
+            [1, 1, 0, 0, 0],   // tap 1 (g1)
+            [0, 0, 0, 1, 1],   // tap 2 (g2)
+        ]
+        for tap in 0..<9 {
+            var kernel = [Float](repeating: 0, count: 9)
+            kernel[tap] = 1
+            let u = kernel.withUnsafeBufferPointer {
+                WinogradStride2.transformWeights(.f2, $0, filters: 1, channels: 1, orientation: .filterMajor)
+            }
+            XCTAssertEqual(u.count, 25)
+            for p in 0..<5 {
+                for q in 0..<5 {
+                    XCTAssertEqual(u[p * 5 + q], Float(g[tap / 3][p] * g[tap % 3][q]), "tap \(tap) position (\(p), \(q))")
+                }
+            }
+        }
+    }
+
+    /// `.f2` is exact on small integers: its transforms only add and subtract, so every value on
+    /// the way is an integer below 2²⁴ and the outputs are the naive convolution's, bit for bit.
+    func testF2IsExactOnSmallIntegers() {
+        var generator = SplitMix64(state: 11)
+        let c = Case(channels: 5, height: 21, width: 38, filters: 6, pad: 1)
+        let input = (0..<(c.channels * c.height * c.width)).map { _ in Float(Int(generator.uniform(-8, 8))) }
+        let weights = (0..<(c.filters * c.channels * 9)).map { _ in Float(Int(generator.uniform(-8, 8))) }
+        let biases = [Float](repeating: 0, count: c.filters)
+        let reference = ReferenceConvolution.forward(input: input, channels: c.channels, height: c.height, width: c.width,
+                                                     weights: weights, filters: c.filters, size: 3, stride: 2, pad: c.pad,
+                                                     groups: 1)
+        for orientation in Self.orientations {
+            let output = run(c, .f2, orientation: orientation, batch: 1, input: input, inputStride: 0, outputStride: 0,
+                             weights: weights, biases: biases)
+            XCTAssertEqual(output, reference, "\(orientation)")
+        }
+    }
+
+    private func run(_ c: Case, _ variant: WinogradStride2.Variant, orientation: Winograd.Orientation, batch: Int, input: [Float], inputStride: Int,
                      outputStride: Int, weights: [Float], biases: [Float], activation: Activation = .linear,
                      residual: [Float]? = nil) -> [Float] {
         let transformed = weights.withUnsafeBufferPointer {
-            WinogradStride2.transformWeights($0, filters: c.filters, channels: c.channels, orientation: orientation)
+            WinogradStride2.transformWeights(variant, $0, filters: c.filters, channels: c.channels, orientation: orientation)
         }
         var output = [Float](repeating: .nan, count: batch * max(outputStride, c.filters * c.outHeight * c.outWidth))
         var workspace = [Float](repeating: .nan, count: WinogradStride2.workspaceCount(
-            channels: c.channels, filters: c.filters, outHeight: c.outHeight, outWidth: c.outWidth))
+            variant, channels: c.channels, filters: c.filters, outHeight: c.outHeight, outWidth: c.outWidth))
         var timer: PhaseTimer? = nil
         output.withUnsafeMutableBufferPointer { o in
             workspace.withUnsafeMutableBufferPointer { w in
-                WinogradStride2.forward(input: input, channels: c.channels, height: c.height, width: c.width, pad: c.pad,
+                WinogradStride2.forward(variant, input: input, channels: c.channels, height: c.height, width: c.width, pad: c.pad,
                                         output: o.baseAddress!, filters: c.filters, outHeight: c.outHeight,
                                         outWidth: c.outWidth, transformed: transformed, orientation: orientation,
                                         biases: biases, activation: activation, workspace: w.baseAddress!, batch: batch,

@@ -1,40 +1,57 @@
 /// Winograd for 3×3 **stride-2** convolutions (groups 1, any padding): input `C×H×W` →
-/// `filters × outH × outW`, each 4×4 output tile from a 9×9 input window (windows 8 pixels
-/// apart), with 81 multiplications per (filter, channel) instead of 144: 5.06 per output
-/// instead of darknet's 9.
+/// `filters × outH × outW`, in one of two variants:
+///
+/// - `.f4`: each 4×4 output tile from a 9×9 input window (windows 8 pixels apart), with 81
+///   multiplications per (filter, channel) instead of 144: 5.06 per output instead of darknet's 9.
+/// - `.f2`: each 2×2 output tile from a 5×5 window (4 apart), 25 multiplications instead of 36:
+///   6.25 per output, but only 25/9 of darknet's weights where `.f4` holds 9×, and transforms with
+///   integer coefficients (additions only, no rounding beyond the sums).
 ///
 /// In one dimension, output `y[k] = g0·x[2k−p] + g1·x[2k+1−p] + g2·x[2k+2−p]` splits by the
-/// parity of the input: the middle tap reads the window's odd places 1, 3, 5, 7 (4 products),
-/// the outer taps are a 2-tap correlation `(g0, g2)` over the even places 0, 2, 4, 6, 8, which
-/// Winograd F(4, 2) computes with 5 products (points 0, 1, −1, 2, ∞; derived with Toom-Cook
-/// and checked against the direct sum). The 9 one-dimensional positions are:
+/// parity of the input: the middle tap reads the window's odd places (one product each), the
+/// outer taps are a 2-tap correlation `(g0, g2)` over the even places. `.f4` computes that
+/// correlation with Winograd F(4, 2) in 5 products (points 0, 1, −1, 2, ∞; derived with
+/// Toom-Cook and checked against the direct sum), `.f2` with F(2, 2) in 3. The one-dimensional
+/// positions are, for `.f4` (9 of them):
 ///
 /// - input `Bᵀ d`: `d1, d3, d5, d7`, then over `s = (d0, d2, d4, d6, d8)`:
 ///   `2s0 − s1 − 2s2 + s3`, `2s1 + s2 − s3`, `−2s1 + 3s2 − s3`, `s3 − s1`, `2s1 − s2 − 2s3 + s4`;
 /// - weights `G g`: `g1` four times, then `g0/2`, `(g0 + g2)/2`, `(g0 − g2)/6`, `(g0 + 2g2)/6`, `g2`;
 /// - output `Aᵀ m`: `y0 = m0 + m4 + m5 + m6 + m7`, `y1 = m1 + m5 − m6 + 2m7`,
-///   `y2 = m2 + m5 + m6 + 4m7`, `y3 = m3 + m5 − m6 + 8m7 + m8`.
+///   `y2 = m2 + m5 + m6 + 4m7`, `y3 = m3 + m5 − m6 + 8m7 + m8`;
 ///
-/// The 2-D transforms are these applied to rows then columns (81 positions), and the products
+/// and for `.f2` (5 of them, `WinogradStride2F2.swift`):
+///
+/// - input: `d1, d3, d0 − d2, d2, d4 − d2`;
+/// - weights: `g1, g1, g0, g0 + g2, g2`;
+/// - output: `y0 = m0 + m2 + m3`, `y1 = m1 + m3 + m4`.
+///
+/// The 2-D transforms are these applied to rows then columns (81 or 25 positions), and the products
 /// `M[ξ] (filters × tiles) = U[ξ] (filters × C) · V[ξ] (C × tiles)` are GEMMs as in `Winograd`:
 /// through OpenBLAS's kernel on weights packed at load when `PackedGEMM` has one (`.packed`),
-/// else `GEMM.serial` (`.filterMajor`). The weights hold 81/9 = 9× darknet's floats, so `auto`
-/// gives this method only the stride-2 layers of large outputs, whose weights are small
-/// (yolov3 at 416: 0.7, 2.7 and 10.6 MB for its 208×208, 104×104 and 52×52 outputs).
+/// else `GEMM.serial` (`.filterMajor`). `.f4`'s weights hold 81/9 = 9× darknet's floats, so `auto`
+/// gives it only the stride-2 layers of large outputs, whose weights are small (yolov3 at 416:
+/// 0.7, 2.7 and 10.6 MB for its 208×208, 104×104 and 52×52 outputs), and `.f2` the next ones.
 ///
 /// darknet sums the same products in another order (im2col + GEMM): the outputs differ by float
 /// rounding only (`WinogradStride2Tests` bounds it against the naive convolution).
 enum WinogradStride2 {
-    /// Output tile side.
-    static let tile = 4
-    /// Input window side (2·4 + 1); windows start 8 input pixels apart.
-    static let window = 9
-    /// Transform positions, 9 × 9.
-    static let positions = 81
+    /// The output tile: 4×4 from 9×9 windows, or 2×2 from 5×5 windows.
+    enum Variant: Sendable, Hashable {
+        case f4, f2
+
+        /// Output tile side.
+        var tile: Int { self == .f4 ? 4 : 2 }
+        /// Input window side (2·tile + 1); windows start 2·tile input pixels apart.
+        var window: Int { 2 * tile + 1 }
+        /// Transform positions, window × window: 81 or 25.
+        var positions: Int { window * window }
+    }
 
     /// Tiles covering an `outHeight × outWidth` output.
-    static func tiles(outHeight: Int, outWidth: Int) -> (rows: Int, columns: Int) {
-        ((outHeight + tile - 1) / tile, (outWidth + tile - 1) / tile)
+    static func tiles(_ variant: Variant, outHeight: Int, outWidth: Int) -> (rows: Int, columns: Int) {
+        let tile = variant.tile
+        return ((outHeight + tile - 1) / tile, (outWidth + tile - 1) / tile)
     }
 
     /// Floats of `V` and `M` processed at a time (10 MB, as `Winograd.blockFloats`): the output is
@@ -42,31 +59,31 @@ enum WinogradStride2 {
     nonisolated(unsafe) static var blockFloats = 5 << 19
 
     /// Tile rows per pass: as many as fit `blockFloats`, in passes of equal size.
-    static func blockRows(channels: Int, filters: Int, tileRows: Int, tileColumns: Int) -> Int {
-        let perTileRow = positions * (channels + filters) * tileColumns
+    static func blockRows(_ variant: Variant, channels: Int, filters: Int, tileRows: Int, tileColumns: Int) -> Int {
+        let perTileRow = variant.positions * (channels + filters) * tileColumns
         let most = max(1, min(tileRows, blockFloats / perTileRow))
         let passes = (tileRows + most - 1) / most
         return (tileRows + passes - 1) / passes
     }
 
-    /// Floats of one worker's scratch: the input transform's 9 × 9 rows of half-transformed
-    /// windows, the output transform's 4 × 9 rows, or the packed tiles of one pass (`channels ×`
-    /// the pass's tiles, `PackedGEMM.packColumns`).
-    static func scratchCount(channels: Int, tileColumns: Int, blockTiles: Int) -> Int {
-        max(positions * tileColumns, channels * blockTiles) + 16
+    /// Floats of one worker's scratch: the input transform's window × window rows of
+    /// half-transformed windows, the output transform's tile × window rows, or the packed tiles of
+    /// one pass (`channels ×` the pass's tiles, `PackedGEMM.packColumns`).
+    static func scratchCount(_ variant: Variant, channels: Int, tileColumns: Int, blockTiles: Int) -> Int {
+        max(variant.positions * tileColumns, channels * blockTiles) + 16
     }
 
     /// Workers that get their own scratch.
     static let maximumWorkers = 8
 
-    /// Workspace floats `forward` needs: `V` (81 × C × a pass's tiles), `M` (81 × filters × a
-    /// pass's tiles) and each worker's scratch.
-    static func workspaceCount(channels: Int, filters: Int, outHeight: Int, outWidth: Int) -> Int {
-        let t = tiles(outHeight: outHeight, outWidth: outWidth)
-        let rows = blockRows(channels: channels, filters: filters, tileRows: t.rows, tileColumns: t.columns)
+    /// Workspace floats `forward` needs: `V` (positions × C × a pass's tiles), `M` (positions ×
+    /// filters × a pass's tiles) and each worker's scratch.
+    static func workspaceCount(_ variant: Variant, channels: Int, filters: Int, outHeight: Int, outWidth: Int) -> Int {
+        let t = tiles(variant, outHeight: outHeight, outWidth: outWidth)
+        let rows = blockRows(variant, channels: channels, filters: filters, tileRows: t.rows, tileColumns: t.columns)
         let blockTiles = rows * t.columns
-        return positions * (channels + filters) * blockTiles
-            + maximumWorkers * scratchCount(channels: channels, tileColumns: t.columns, blockTiles: blockTiles)
+        return variant.positions * (channels + filters) * blockTiles
+            + maximumWorkers * scratchCount(variant, channels: channels, tileColumns: t.columns, blockTiles: blockTiles)
     }
 
     // MARK: Weights
@@ -76,10 +93,10 @@ enum WinogradStride2 {
     /// (`Winograd.packPositions`). Computed in Double, in blocks of 256 kernels per worker written
     /// as one run per position (as `Winograd.transformWeights`). `weights` is darknet's
     /// `filters × channels × 3 × 3`.
-    static func transformWeights(_ weights: UnsafeBufferPointer<Float>, filters: Int, channels: Int,
+    static func transformWeights(_ variant: Variant, _ weights: UnsafeBufferPointer<Float>, filters: Int, channels: Int,
                                  orientation: Winograd.Orientation) -> [Float] {
         precondition(orientation != .tileMajor, "WinogradStride2: filter-major or packed weights only")
-        let plane = filters * channels
+        let plane = filters * channels, positions = variant.positions
         let blockSize = 256
         return [Float](unsafeUninitializedCapacity: positions * plane) { u, initialized in
             nonisolated(unsafe) let u = u
@@ -88,7 +105,11 @@ enum WinogradStride2 {
                     for block in range {
                         let first = block * blockSize, n = min(blockSize, plane - first)
                         for j in 0..<n {
-                            transformKernel(weights.baseAddress! + (first + j) * 9, into: local.baseAddress! + j, stride: blockSize)
+                            let g = weights.baseAddress! + (first + j) * 9, out = local.baseAddress! + j
+                            switch variant {
+                            case .f4: transformKernel(g, into: out, stride: blockSize)
+                            case .f2: transformKernelF2(g, into: out, stride: blockSize)
+                            }
                         }
                         for position in 0..<positions {
                             (u.baseAddress! + position * plane + first)
@@ -102,14 +123,14 @@ enum WinogradStride2 {
         }
     }
 
-    /// The 1-D weight transform of taps `(g0, g1, g2)`: the nine values `G g`.
+    /// The 1-D weight transform of taps `(g0, g1, g2)` for `.f4`: the nine values `G g`.
     @inline(__always)
     static func weightRow(_ g0: Double, _ g1: Double, _ g2: Double)
         -> (Double, Double, Double, Double, Double, Double, Double, Double, Double) {
         (g1, g1, g1, g1, g0 / 2, (g0 + g2) / 2, (g0 - g2) / 6, (g0 + 2 * g2) / 6, g2)
     }
 
-    /// One 3×3 kernel's 81 values, position ξ at `out[ξ·stride]`: `G` down each column of taps,
+    /// One 3×3 kernel's 81 `.f4` values, position ξ at `out[ξ·stride]`: `G` down each column of taps,
     /// then along each row of the result.
     @inline(__always)
     static func transformKernel(_ g: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, stride: Int) {
@@ -118,7 +139,7 @@ enum WinogradStride2 {
         let c2 = weightRow(Double(g[2]), Double(g[5]), Double(g[8]))
         @inline(__always) func row(_ p: Int, _ a: Double, _ b: Double, _ c: Double) {
             let r = weightRow(a, b, c)
-            let base = out + p * window * stride
+            let base = out + p * 9 * stride
             base[0] = Float(r.0)
             base[stride] = Float(r.1)
             base[2 * stride] = Float(r.2)
@@ -149,17 +170,18 @@ enum WinogradStride2 {
     /// in the output transform, then `residual` (laid out as `output`), as
     /// `Convolutional.biasActivation` does. The timer's `im2col` phase gets the input transform,
     /// `gemm` the products, `epilogue` the output transform.
-    static func forward(input: UnsafePointer<Float>, channels: Int, height: Int, width: Int, pad: Int,
+    static func forward(_ variant: Variant, input: UnsafePointer<Float>, channels: Int, height: Int, width: Int, pad: Int,
                         output: UnsafeMutablePointer<Float>, filters: Int, outHeight: Int, outWidth: Int,
                         transformed: UnsafePointer<Float>, orientation: Winograd.Orientation,
                         biases: UnsafePointer<Float>, activation: Activation, workspace: UnsafeMutablePointer<Float>,
                         batch: Int = 1, inputStride: Int = 0, outputStride: Int = 0,
                         inputChannelStride: Int? = nil, outputChannelStride: Int? = nil,
                         residual: UnsafePointer<Float>? = nil, timer: inout PhaseTimer?) {
-        let grid = tiles(outHeight: outHeight, outWidth: outWidth)
-        let rowsPerPass = blockRows(channels: channels, filters: filters, tileRows: grid.rows, tileColumns: grid.columns)
-        let scratchSize = scratchCount(channels: channels, tileColumns: grid.columns, blockTiles: rowsPerPass * grid.columns)
-        var pass = Pass(channels: channels, height: height, width: width, pad: pad, filters: filters,
+        let grid = tiles(variant, outHeight: outHeight, outWidth: outWidth)
+        let rowsPerPass = blockRows(variant, channels: channels, filters: filters, tileRows: grid.rows, tileColumns: grid.columns)
+        let scratchSize = scratchCount(variant, channels: channels, tileColumns: grid.columns,
+                                       blockTiles: rowsPerPass * grid.columns)
+        var pass = Pass(variant: variant, channels: channels, height: height, width: width, pad: pad, filters: filters,
                         outHeight: outHeight, outWidth: outWidth, tileColumns: grid.columns,
                         inputChannelStride: inputChannelStride ?? height * width,
                         outputChannelStride: outputChannelStride ?? outHeight * outWidth,
@@ -177,6 +199,7 @@ enum WinogradStride2 {
 
     /// One block of tile rows of one image through the three phases.
     struct Pass {
+        var variant: Variant
         var channels, height, width, pad, filters, outHeight, outWidth, tileColumns: Int
         var inputChannelStride, outputChannelStride: Int
         var transformed: UnsafePointer<Float>
@@ -189,7 +212,7 @@ enum WinogradStride2 {
 
         func run(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?,
                  timer: inout PhaseTimer?) {
-            let tileCount = tileRows * tileColumns
+            let tileCount = tileRows * tileColumns, positions = variant.positions
             let v = workspace
             let m = v + positions * channels * tileCount
             let scratch = m + positions * filters * tileCount
@@ -197,8 +220,11 @@ enum WinogradStride2 {
 
             Parallel.forWorkers(of: channels, work: channels * tileCount * positions * 4, maximumWorkers: maximumWorkers) { worker, range in
                 for c in range {
-                    transformInput(input + c * inputChannelStride, into: v + c * tileCount,
-                                   positionStride: channels * tileCount, rows: scratch + worker * scratchSize)
+                    let (plane, target, rows) = (input + c * inputChannelStride, v + c * tileCount, scratch + worker * scratchSize)
+                    switch variant {
+                    case .f4: transformInput(plane, into: target, positionStride: channels * tileCount, rows: rows)
+                    case .f2: transformInputF2(plane, into: target, positionStride: channels * tileCount, rows: rows)
+                    }
                 }
             }
             timer?.lap(\.im2col)
@@ -221,9 +247,14 @@ enum WinogradStride2 {
 
             Parallel.forWorkers(of: filters, work: filters * tileCount * positions * 4, maximumWorkers: maximumWorkers) { worker, range in
                 for f in range {
-                    transformOutput(m + f * tileCount, positionStride: filters * tileCount,
-                                    into: output + f * outputChannelStride, bias: biases[f],
-                                    residual: residual.map { $0 + f * outputChannelStride }, rows: scratch + worker * scratchSize)
+                    let (source, plane, rows) = (m + f * tileCount, output + f * outputChannelStride, scratch + worker * scratchSize)
+                    let added = residual.map { $0 + f * outputChannelStride }
+                    switch variant {
+                    case .f4: transformOutput(source, positionStride: filters * tileCount, into: plane, bias: biases[f],
+                                              residual: added, rows: rows)
+                    case .f2: transformOutputF2(source, positionStride: filters * tileCount, into: plane, bias: biases[f],
+                                                residual: added, rows: rows)
+                    }
                 }
             }
             timer?.lap(\.epilogue)

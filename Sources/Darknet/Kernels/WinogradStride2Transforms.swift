@@ -1,4 +1,4 @@
-/// `WinogradStride2`'s input and output transforms, four tiles at a time in `SIMD4<Float>`
+/// `WinogradStride2`'s `.f4` input and output transforms, four tiles at a time in `SIMD4<Float>`
 /// lanes where the tiles lie inside the image (the same operations, in the same order, as the
 /// one-tile code at the edges, so a tile's values do not depend on where it falls).
 extension WinogradStride2.Pass {
@@ -8,7 +8,7 @@ extension WinogradStride2.Pass {
     /// each column of tiles, contiguously along the tile row.
     func transformInput(_ plane: UnsafePointer<Float>, into v: UnsafeMutablePointer<Float>, positionStride: Int,
                         rows: UnsafeMutablePointer<Float>) {
-        let tc = tileColumns, window = WinogradStride2.window
+        let tc = tileColumns, window = 9
         for tileRow in 0..<tileRows {
             let top = 8 * (firstTileRow + tileRow) - pad
             for r in 0..<window {
@@ -115,7 +115,7 @@ extension WinogradStride2.Pass {
     /// consecutive outputs.
     func transformOutput(_ m: UnsafePointer<Float>, positionStride: Int, into plane: UnsafeMutablePointer<Float>,
                          bias: Float, residual: UnsafePointer<Float>?, rows: UnsafeMutablePointer<Float>) {
-        let tc = tileColumns, window = WinogradStride2.window
+        let tc = tileColumns, window = 9
         for tileRow in 0..<tileRows {
             let base = m + tileRow * tc
             for q in 0..<window {
@@ -142,7 +142,7 @@ extension WinogradStride2.Pass {
                 }
             }
             let firstRow = 4 * (firstTileRow + tileRow)
-            for k in 0..<min(WinogradStride2.tile, outHeight - firstRow) {
+            for k in 0..<min(4, outHeight - firstRow) {
                 let row = rows + k * window * tc
                 let y = plane + (firstRow + k) * outWidth
                 var j = 0

@@ -35,16 +35,28 @@ public enum ConvolutionMethod: String, Sendable, Hashable {
     /// Winograd for 3×3 stride-2 layers (`WinogradStride2`: 81 products per 4×4 output tile
     /// instead of 144), weights transformed at load (9× darknet's floats).
     case winogradStride2 = "winograd-stride2"
+    /// Winograd for 3×3 stride-2 layers in 2×2 output tiles (`WinogradStride2`'s `.f2`: 25
+    /// products per tile instead of 36), weights transformed at load (25/9 of darknet's floats).
+    case winogradStride2F2 = "winograd-stride2-f2"
 
     /// True for the Winograd methods.
-    public var isWinograd: Bool { winogradVariant != nil || self == .winogradStride2 }
+    public var isWinograd: Bool { winogradVariant != nil || stride2Variant != nil }
+
+    /// `WinogradStride2`'s variant, nil for the other methods.
+    var stride2Variant: WinogradStride2.Variant? {
+        switch self {
+        case .winogradStride2: return .f4
+        case .winogradStride2F2: return .f2
+        default: return nil
+        }
+    }
 
     /// The Winograd variant, nil for the GEMM methods.
     var winogradVariant: Winograd.Variant? {
         switch self {
         case .winograd, .winogradStreamed: return .f4
         case .winogradF2, .winogradF2Streamed: return .f2
-        case .gemm, .im2col, .winogradStride2: return nil
+        case .gemm, .im2col, .winogradStride2, .winogradStride2F2: return nil
         }
     }
 
@@ -52,7 +64,7 @@ public enum ConvolutionMethod: String, Sendable, Hashable {
     var floatsPerKernel: Int {
         switch self {
         case .winograd, .winogradF2: return winogradVariant!.positions
-        case .winogradStride2: return WinogradStride2.positions
+        case .winogradStride2, .winogradStride2F2: return stride2Variant!.positions
         case .winogradF2Streamed, .winogradStreamed, .gemm, .im2col: return 9
         }
     }
@@ -69,7 +81,7 @@ extension Convolutional {
 
     /// True when `method` can run this layer (im2col and GEMM run every layer).
     func runs(_ method: ConvolutionMethod) -> Bool {
-        method == .winogradStride2 ? winogradStride2Eligible : !method.isWinograd || winogradEligible
+        method.stride2Variant != nil ? winogradStride2Eligible : !method.isWinograd || winogradEligible
     }
 }
 
@@ -229,10 +241,23 @@ extension ModelDescription {
             // cheapest weights, 8× more bytes once transformed; they save more per MB than any
             // upgrade below): yolov3 at 416, 2 threads, per layer (im2col / WinogradStride2, ms,
             // alternating processes, 2026-11-24, Zen 4): 208×208 11.6 / 9.6–10.3, 104×104
-            // 9.3–9.4 / 7.7–8.2, 52×52 8.4–8.5 / 6.9–7.4.
-            for candidate in stride2Candidates() { _ = take(candidate, .winogradStride2) }
+            // 9.3–9.4 / 7.7–8.2, 52×52 8.4–8.5 / 6.9–7.4. The other stride-2 layers get the 2×2
+            // tiles (`.f2`, 16/9 more bytes), before the small grids' F(2×2) when they have 144
+            // tiles or more, else after them: yolov3 at 416 (im2col / `.f2`, ms, three alternating
+            // pairs, 2026-11-24): 26×26 8.35–8.47 / 7.43–7.55 for 8.4 MB (0.11 ms a MB), 13×13
+            // 8.26–8.45 / 7.67–7.77 for 33.5 MB (0.02 ms a MB; a 13×13 layer's F(2×2) saves 0.04
+            // ms a MB, its F(4×4) upgrade 0.01).
+            let stride2 = stride2Candidates()
+            for candidate in stride2 where candidate.f4Tiles >= 144 { _ = take(candidate, .winogradStride2) }
+            let stride2F2 = stride2.filter { methods[$0.layer.index] == .im2col }
+            let tiles2 = { (candidate: Candidate) in
+                let t = WinogradStride2.tiles(.f2, outHeight: candidate.layer.output.height, outWidth: candidate.layer.output.width)
+                return t.rows * t.columns
+            }
+            for candidate in stride2F2 where tiles2(candidate) >= 144 { _ = take(candidate, .winogradStride2F2) }
             let small = candidates.filter { $0.f4Tiles < 100 }.sorted { ($0.area, $0.layer.index) < ($1.area, $1.layer.index) }
             for candidate in small where candidate.f4Tiles <= 32 { _ = take(candidate, .winogradF2) }
+            for candidate in stride2F2 where tiles2(candidate) < 144 { _ = take(candidate, .winogradStride2F2) }
             for candidate in small { _ = take(candidate, .winograd) }
             // The floor is an allowance on top of twice the weights (yolov3-tiny, large batches):
             // spending it all does not make the process hold twice its weights.
@@ -253,15 +278,14 @@ extension ModelDescription {
         return (methods, bound)
     }
 
-    /// The 3×3 stride-2 convolutions `auto` may give `WinogradStride2`: at least 16 input channels
-    /// and 144 tiles of 4×4 outputs (outputs from 48×48: yolov3's 52×52 one at 416 but not its
-    /// 38×38 one at 608, whose 42 MB of transformed weights would push three 19×19 layers out of
-    /// F(2×2)), largest output first.
+    /// The 3×3 stride-2 convolutions `auto` may give `WinogradStride2`, largest output first: at
+    /// least 16 input channels, `f4Tiles` their count of 4×4 output tiles. `.f4` needs 144 tiles
+    /// (outputs from 48×48: yolov3's 52×52 one at 416 but not its 38×38 one at 608, whose 42 MB
+    /// of transformed weights would push three 19×19 layers out of F(2×2)).
     private func stride2Candidates() -> [Candidate] {
         layers.compactMap { layer -> Candidate? in
             guard case .convolutional(let conv) = layer.kind, conv.winogradStride2Eligible, layer.input.channels >= 16 else { return nil }
-            let tiles = WinogradStride2.tiles(outHeight: layer.output.height, outWidth: layer.output.width)
-            guard tiles.rows * tiles.columns >= 144 else { return nil }
+            let tiles = WinogradStride2.tiles(.f4, outHeight: layer.output.height, outWidth: layer.output.width)
             return Candidate(layer: layer, conv: conv, area: layer.output.height * layer.output.width,
                              f4Tiles: tiles.rows * tiles.columns)
         }.sorted { ($0.area, -$0.layer.index) > ($1.area, -$1.layer.index) }

@@ -143,9 +143,9 @@ public struct Convolutional: Sendable, Hashable {
             return Winograd.workspaceCount(method.winogradVariant ?? .f4, channels: input.channels, filters: filters,
                                            outHeight: output.height, outWidth: output.width, batch: batch,
                                            streamed: method.isStreamed)
-        case .winogradStride2:
-            return WinogradStride2.workspaceCount(channels: input.channels, filters: filters, outHeight: output.height,
-                                                  outWidth: output.width)
+        case .winogradStride2, .winogradStride2F2:
+            return WinogradStride2.workspaceCount(method.stride2Variant!, channels: input.channels, filters: filters,
+                                                  outHeight: output.height, outWidth: output.width)
         case .gemm, .im2col:
             // Packed 1×1 weights: each worker's block of packed columns (`GEMM.multiplyPacked`).
             if isPointwise { return PackedGEMM.kernel != nil && groups == 1 ? pointwisePackedScratch(input: input) : 0 }
@@ -223,11 +223,11 @@ public struct Convolutional: Sendable, Hashable {
                  timer: inout PhaseTimer?) {
         let spatial = outputShape.height * outputShape.width
         let inputPlane = inputShape.height * inputShape.width
-        if weights.stride2, let transformed = weights.winograd {
+        if let variant = weights.stride2, let transformed = weights.winograd {
             precondition(pooled == nil, "Convolutional.forward: stride-2 Winograd computes no pool (Network.fusedPools)")
             transformed.withUnsafeBufferPointer { u in
                 weights.biases.withUnsafeBufferPointer { bias in
-                    WinogradStride2.forward(input: input, channels: inputShape.channels, height: inputShape.height,
+                    WinogradStride2.forward(variant, input: input, channels: inputShape.channels, height: inputShape.height,
                                             width: inputShape.width, pad: padding, output: output, filters: filters,
                                             outHeight: outputShape.height, outWidth: outputShape.width,
                                             transformed: u.baseAddress!, orientation: weights.winogradOrientation,

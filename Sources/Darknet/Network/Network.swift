@@ -157,7 +157,11 @@ public final class Network {
 
     /// The method prepared parameters run: their Winograd variant, else im2col (or plain GEMM).
     private static func method(_ parameters: ConvolutionWeights) -> ConvolutionMethod {
-        if parameters.stride2 { return .winogradStride2 }
+        switch parameters.stride2 {
+        case .f4: return .winogradStride2
+        case .f2: return .winogradStride2F2
+        case nil: break
+        }
         switch parameters.winogradVariant {
         case .f4: return parameters.winogradStreamed ? .winogradStreamed : .winograd
         case .f2: return parameters.winogradStreamed ? .winogradF2Streamed : .winogradF2

@@ -16,7 +16,7 @@ extension Network {
         let layers = model.layers
         return layers.map { layer in
             guard plan.poolWrittenEarly[layer.index], case .convolutional(let conv) = layers[layer.index - 1].kind,
-                  let weights = parameters[layer.index - 1], !weights.stride2 else { return false }
+                  let weights = parameters[layer.index - 1], weights.stride2 == nil else { return false }
             if weights.winogradVariant != nil {
                 return !weights.winogradStreamed && weights.winogradOrientation != .tileMajor
             }

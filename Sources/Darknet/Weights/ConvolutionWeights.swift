@@ -26,9 +26,9 @@ public struct ConvolutionWeights: Sendable {
     /// True when `weights` (`filters × k`) is packed for OpenBLAS's kernel (`PackedGEMM.packWeights`),
     /// so `GEMM.multiplyPacked` runs it without repacking per call (`packs`).
     var weightsPacked = false
-    /// True when `winograd` holds `WinogradStride2`'s transformed weights (packed per position
-    /// when `winogradOrientation` is `.packed`).
-    var stride2 = false
+    /// The variant when `winograd` holds `WinogradStride2`'s transformed weights (packed per
+    /// position when `winogradOrientation` is `.packed`).
+    var stride2: WinogradStride2.Variant?
 
     public init(weights: [Float], biases: [Float]) {
         self.weights = weights
@@ -55,14 +55,14 @@ public struct ConvolutionWeights: Sendable {
             weightsPacked = true
             return self
         }
-        if method == .winogradStride2, winograd == nil {
+        if let variant = method.stride2Variant, winograd == nil {
             let orientation: Winograd.Orientation = PackedGEMM.active != nil ? .packed : .filterMajor
             winograd = weights.withUnsafeBufferPointer {
-                WinogradStride2.transformWeights($0, filters: filters, channels: channels, orientation: orientation)
+                WinogradStride2.transformWeights(variant, $0, filters: filters, channels: channels, orientation: orientation)
             }
             weights = []
             winogradOrientation = orientation
-            stride2 = true
+            stride2 = variant
             return self
         }
         guard let variant = method.winogradVariant, winograd == nil else { return self }
