@@ -12,10 +12,7 @@ extension Convolutional {
         case .linear:
             for i in 0..<count { plane[i] += bias }
         case .leaky:
-            for i in 0..<count {
-                let x = plane[i] + bias
-                plane[i] = x > 0 ? x : Float(0.1 * Double(x))
-            }
+            for i in 0..<count { plane[i] = Activation.leaky(plane[i] + bias) }
         case .relu:
             for i in 0..<count {
                 let x = plane[i] + bias
