@@ -10,6 +10,9 @@ final class NetworkTests: XCTestCase {
     /// returned views are the same pointers into it, and glibc's bytes in use (`malloc_info`;
     /// one thread) do not grow over ten calls. (A malloc freed again within the same call is
     /// invisible to that count; the identity checks catch buffers that would be reallocated.)
+    /// The count is the whole process's: in one run of the full suite in CI (2026-11-24) it grew
+    /// by 16,400 bytes once where the test alone never moved it, so the test takes the least
+    /// growth of three rounds of ten calls; anything `forward` keeps per call raises every round.
     func testForwardViewsAllocatesNothingAfterTheFirstCall() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 128, height: 128)
         let bytes = SyntheticWeights.bytes(for: model, seed: 4)
@@ -27,18 +30,26 @@ final class NetworkTests: XCTestCase {
             let report = UnsafeMutableBufferPointer<CChar>.allocate(capacity: 1 << 16)
             defer { report.deallocate() }
             for _ in 0..<3 { _ = Self.heapInUse(report) }
-            let before = Self.heapInUse(report)
+            var growths: [Int] = []
+            growths.reserveCapacity(3)
             #endif
-            for _ in 0..<10 {
-                let views = try network.forwardViews(input)
-                XCTAssertEqual(views.map(\.baseAddress), first.map(\.baseAddress))
-                XCTAssertEqual(network.arenaBase, arena)
+            for _ in 0..<3 {
+                #if canImport(Glibc)
+                let before = Self.heapInUse(report)
+                #endif
+                for _ in 0..<10 {
+                    let views = try network.forwardViews(input)
+                    XCTAssertEqual(views.map(\.baseAddress), first.map(\.baseAddress))
+                    XCTAssertEqual(network.arenaBase, arena)
+                }
+                #if canImport(Glibc)
+                growths.append(Self.heapInUse(report) - before)
+                #endif
             }
             #if canImport(Glibc)
             // XCTest's own bookkeeping moves a few hundred bytes; any tensor forward kept would
             // be ≥ 16 KB (the smallest output here, 255×4×4 floats) and ten calls keep ten.
-            let growth = Self.heapInUse(report) - before
-            XCTAssertLessThan(growth, 4096, "forwardViews kept \(growth) bytes over 10 calls")
+            XCTAssertLessThan(growths.min()!, 4096, "forwardViews kept \(growths) bytes over rounds of 10 calls")
             #endif
             // The views hold what `forward` returns.
             let copied = try network.forward(Array(input))
