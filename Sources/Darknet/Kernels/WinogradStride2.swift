@@ -261,3 +261,24 @@ enum WinogradStride2 {
         }
     }
 }
+
+extension WinogradStride2.Pass {
+    /// The input rows of tile row `tileRow` of this pass (the variant's window: 9 or 5 rows from
+    /// `2·tile·(firstTileRow + tileRow) − pad`), each through `transformRow(row, target)` along x
+    /// into `rows` (row r's at `rows + r·window·tileColumns`); rows outside the image are zeros.
+    @inline(__always)
+    func transformWindowRows(_ plane: UnsafePointer<Float>, tileRow: Int, into rows: UnsafeMutablePointer<Float>,
+                             _ transformRow: (UnsafePointer<Float>, UnsafeMutablePointer<Float>) -> Void) {
+        let window = variant.window, count = variant.window * tileColumns
+        let top = 2 * variant.tile * (firstTileRow + tileRow) - pad
+        for r in 0..<window {
+            let y = top + r
+            let target = rows + r * count
+            guard y >= 0, y < height else {
+                target.update(repeating: 0, count: count)
+                continue
+            }
+            transformRow(plane + y * width, target)
+        }
+    }
+}

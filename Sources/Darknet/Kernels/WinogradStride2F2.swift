@@ -53,16 +53,7 @@ extension WinogradStride2.Pass {
                           rows: UnsafeMutablePointer<Float>) {
         let tc = tileColumns, window = 5
         for tileRow in 0..<tileRows {
-            let top = 4 * (firstTileRow + tileRow) - pad
-            for r in 0..<window {
-                let y = top + r
-                let target = rows + r * window * tc
-                guard y >= 0, y < height else {
-                    target.update(repeating: 0, count: window * tc)
-                    continue
-                }
-                transformRowF2(plane + y * width, into: target)
-            }
+            transformWindowRows(plane, tileRow: tileRow, into: rows) { transformRowF2($0, into: $1) }
             let base = v + tileRow * tc
             for q in 0..<window {
                 let h = { (r: Int) in UnsafePointer(rows + (r * window + q) * tc) }

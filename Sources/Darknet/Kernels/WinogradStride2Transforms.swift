@@ -10,16 +10,7 @@ extension WinogradStride2.Pass {
                         rows: UnsafeMutablePointer<Float>) {
         let tc = tileColumns, window = 9
         for tileRow in 0..<tileRows {
-            let top = 8 * (firstTileRow + tileRow) - pad
-            for r in 0..<window {
-                let y = top + r
-                let target = rows + r * window * tc
-                guard y >= 0, y < height else {
-                    target.update(repeating: 0, count: window * tc)
-                    continue
-                }
-                transformRow(plane + y * width, into: target)
-            }
+            transformWindowRows(plane, tileRow: tileRow, into: rows) { transformRow($0, into: $1) }
             let base = v + tileRow * tc
             for q in 0..<window {
                 let h = { (r: Int) in UnsafePointer(rows + (r * window + q) * tc) }
