@@ -22,9 +22,9 @@ public enum Activation: String, Sendable, CaseIterable {
 
     /// Applies the activation in place to `count` floats. The formulas with `exp`, `tanh` or
     /// `log` (about 10 ns an element) are split across the workers when there are enough
-    /// elements (yolov3's 52×52 `[yolo]` layer applies logistic to 690k floats: 4.0 ms on one
-    /// core); each element is computed the same way whatever the split. Callers already inside
-    /// a parallel loop pass `parallel: false` so the workers do not split again.
+    /// elements; each element is computed the same way whatever the split. Callers already
+    /// inside a parallel loop pass `parallel: false` so the workers do not split again. The
+    /// logistic is `Logistic`'s vector kernel (yolov3's `[yolo]` layers apply it to 884k floats).
     public func apply(_ x: UnsafeMutablePointer<Float>, count: Int, parallel: Bool = true) {
         let minimumWork = parallel ? 1 << 16 : Int.max
         switch self {
@@ -35,9 +35,7 @@ public enum Activation: String, Sendable, CaseIterable {
         case .relu:
             for i in 0..<count where !(x[i] > 0) { x[i] = 0 }
         case .logistic:
-            Parallel.forChunks(of: count, work: count * 8, minimumWork: minimumWork) { range in
-                for i in range { x[i] = Float(1.0 / (1.0 + exp(-Double(x[i])))) }
-            }
+            Logistic.apply(x, x, count: count, parallel: parallel)
         default:
             Parallel.forChunks(of: count, work: count * 8, minimumWork: minimumWork) { range in
                 for i in range { x[i] = value(x[i]) }

@@ -19,7 +19,8 @@ extension Convolutional {
                 plane[i] = x > 0 ? x : 0
             }
         case .logistic:
-            for i in 0..<count { plane[i] = activation.value(plane[i] + bias) }
+            for i in 0..<count { plane[i] += bias }
+            Logistic.serial(plane, plane, count: count)
         default:
             for i in 0..<count { plane[i] += bias }
             activation.apply(plane, count: count, parallel: false)  // the epilogue's workers already split

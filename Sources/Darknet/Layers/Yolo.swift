@@ -81,16 +81,26 @@ public struct Yolo: Sendable, Hashable {
 
     func forward(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, shape: TensorShape) {
         let plane = shape.height * shape.width
-        output.update(from: input, count: shape.count)
         let entries = head.classes + 5
-        for n in 0..<head.mask.count {
-            let base = output + n * entries * plane
-            if !head.newCoords { Activation.logistic.apply(base, count: 2 * plane) }
-            if scaleXY != 1 {
-                let (a, b) = (scaleXY, -0.5 * (scaleXY - 1))
-                for i in 0..<2 * plane { base[i] = base[i] * a + b }
-            }
-            if !head.newCoords { Activation.logistic.apply(base + 4 * plane, count: (1 + head.classes) * plane) }
+        guard !head.newCoords else {
+            output.update(from: input, count: shape.count)
+            for n in 0..<head.mask.count { scale(output + n * entries * plane, count: 2 * plane) }
+            return
         }
+        // The logistic reads the input and writes the output: no copy first, but for w and h.
+        for n in 0..<head.mask.count {
+            let (from, base) = (input + n * entries * plane, output + n * entries * plane)
+            Logistic.apply(from, base, count: 2 * plane)
+            scale(base, count: 2 * plane)
+            (base + 2 * plane).update(from: from + 2 * plane, count: 2 * plane)
+            Logistic.apply(from + 4 * plane, base + 4 * plane, count: (1 + head.classes) * plane)
+        }
+    }
+
+    /// x and y → `scale_x_y · v − (scale_x_y − 1)/2` (nothing when `scale_x_y` is 1).
+    private func scale(_ base: UnsafeMutablePointer<Float>, count: Int) {
+        guard scaleXY != 1 else { return }
+        let (a, b) = (scaleXY, -0.5 * (scaleXY - 1))
+        for i in 0..<count { base[i] = base[i] * a + b }
     }
 }
