@@ -50,6 +50,29 @@ final class ImageWriterTests: XCTestCase {
         XCTAssertEqual(image.interleavedBytes(), [254, 255, 0, 0, 127, 7])
     }
 
+    /// The encoder writes in one pass into `pngSizeBound` bytes: noise (which deflate cannot
+    /// shrink, the bound's worst case) and a flat image both round-trip, within the bound, in
+    /// RGB and gray, including a one-pixel image.
+    func testPNGOfNoiseAndFlatImagesRoundTripsWithinTheBound() throws {
+        var state: UInt32 = 7
+        for (width, height, channels) in [(301, 97, 3), (64, 64, 1), (1, 1, 3)] {
+            let noise = (0..<width * height * channels).map { _ -> UInt8 in
+                state = state &* 1_664_525 &+ 1_013_904_223
+                return UInt8(truncatingIfNeeded: state >> 24)
+            }
+            for pixels in [noise, [UInt8](repeating: 200, count: noise.count)] {
+                let encoded = try encodePNG(pixels, width: width, height: height, channels: channels, path: "x.png")
+                XCTAssertLessThanOrEqual(encoded.count, pngSizeBound(width: width, height: height, channels: channels))
+                let path = dir.appendingPathComponent("n\(width)-\(channels).png").path
+                try Data(encoded).write(to: URL(fileURLWithPath: path))
+                let back = try Image(contentsOf: path)
+                XCTAssertEqual([back.width, back.height], [width, height])
+                let expected = channels == 3 ? pixels : pixels.flatMap { [$0, $0, $0] }
+                XCTAssertEqual(back.interleavedBytes(), expected, "\(width)×\(height)×\(channels)")
+            }
+        }
+    }
+
     func testGrayPNGRoundTripReplicatesOnRead() throws {
         let gray = Image(width: 3, height: 2, channels: 1, data: [0, 0.2, 0.4, 0.6, 0.8, 1].map { Float(UInt8($0 * 255)) / 255 })
         let path = dir.appendingPathComponent("g.png").path
