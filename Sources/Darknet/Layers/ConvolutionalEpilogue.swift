@@ -2,8 +2,9 @@
 /// (and a fused `[shortcut]`) in one pass over each finished row or plane.
 extension Convolutional {
     /// `x = activation(x + bias)` over `count` contiguous floats: the epilogue of one filter
-    /// plane (or row). Linear, leaky, relu and logistic in one pass; the others add then call
-    /// `Activation.apply`. Bit for bit `epilogueReference`'s values. `residual`: then
+    /// plane (or row). Linear, leaky and relu in one pass; logistic adds, then runs `Logistic`'s
+    /// kernel over the plane; the others add, then call `Activation.apply`. Bit for bit
+    /// `epilogueReference`'s values. `residual`: then
     /// `x = x + residual[i]`, the fused `[shortcut]` that follows (`Shortcut.forward`'s sum).
     @inline(__always)
     static func biasActivation(_ plane: UnsafeMutablePointer<Float>, count: Int, bias: Float, activation: Activation,

@@ -1,9 +1,9 @@
 import YOLO
 
-/// `[yolo]`: input = output `(mask.count · (5 + classes)) × H × W`. Forward copies the input
-/// and applies the logistic to x, y, objectness and the class scores of every anchor, leaving
-/// w and h raw (darknet's `forward_yolo_layer` at inference). Boxes are decoded by the `YOLO`
-/// module from this output.
+/// `[yolo]`: input = output `(mask.count · (5 + classes)) × H × W`. Forward writes the logistic
+/// (`Logistic`) of x, y, objectness and the class scores of every anchor and copies w and h raw
+/// (darknet's `forward_yolo_layer` at inference: a copy, then the logistic in place). Boxes are
+/// decoded by the `YOLO` module from this output.
 ///
 /// AlexeyAB's `scale_x_y = s` (yolov4): after the logistic, x and y become `s·x − (s − 1)/2`
 /// (`scal_add_cpu(2·w·h, s, −0.5·(s − 1), …)` in `forward_yolo_layer`), so the box centre can
