@@ -114,7 +114,8 @@ final class WinogradStride2Tests: XCTestCase {
     }
 
     /// The same bits on 1, 2, 3 and 8 workers: one product call per position, and each worker
-    /// transforms whole channels and whole filters.
+    /// transforms whole channels and whole filters, or (small weights, as here) each row part
+    /// of a pass is cut by shape and runs on one worker.
     func testSameBitsOnAnyWorkerCount() {
         let saved = GEMM.threads
         defer { GEMM.threads = saved }
@@ -134,6 +135,55 @@ final class WinogradStride2Tests: XCTestCase {
                 for (index, output) in outputs.enumerated().dropFirst() {
                     XCTAssertTrue(zip(output, outputs[0]).allSatisfy { $0.bitPattern == $1.bitPattern },
                                   "\(variant) \(orientation), run \(index)")
+                }
+            }
+        }
+    }
+
+    /// Passes cut into row parts (`rowParts`: small weights) give the whole passes' output: bit
+    /// for bit with OpenBLAS's `Cooperlake` kernel, whose bits do not depend on where a call's
+    /// columns are cut (`PackedGEMM`), else (`cblas_sgemm`, other kernels) within the naive
+    /// tests' tolerance. Several passes of a few tile rows,
+    /// an odd row count (parts of unequal size), a residual and an activation.
+    func testRowPartsMatchWholePasses() {
+        let (savedBytes, savedBlock) = (Winograd.partsWeightBytes, WinogradStride2.blockFloats)
+        defer { (Winograd.partsWeightBytes, WinogradStride2.blockFloats) = (savedBytes, savedBlock) }
+        var generator = SplitMix64(state: 23)
+        let exact = PackedGEMM.kernel?.core == "COOPERLAKE"
+        for (c, blockFloats) in [(Case(channels: 37, height: 30, width: 29, filters: 68, pad: 1), 5 << 19),
+                                 (Case(channels: 3, height: 42, width: 40, filters: 5, pad: 1), 12000)] {
+            let input = (0..<(c.channels * c.height * c.width)).map { _ in generator.uniform(-1, 1) }
+            let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
+            let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
+            let residual = (0..<(c.filters * c.outHeight * c.outWidth)).map { _ in generator.uniform(-1, 1) }
+            // The sum of |weight·input| products behind each output (the naive tests' tolerance).
+            let magnitude = ReferenceConvolution.forward(input: input.map(abs), channels: c.channels, height: c.height,
+                                                         width: c.width, weights: weights.map(abs), filters: c.filters,
+                                                         size: 3, stride: 2, pad: c.pad, groups: 1)
+            WinogradStride2.blockFloats = blockFloats
+            for variant in Self.variants {
+                let t = WinogradStride2.tiles(variant, outHeight: c.outHeight, outWidth: c.outWidth)
+                let rows = WinogradStride2.blockRows(variant, channels: c.channels, filters: c.filters, tileRows: t.rows,
+                                                     tileColumns: t.columns)
+                XCTAssertGreaterThan(rows, 2, "\(variant) \(c): passes of several tile rows")
+                Winograd.partsWeightBytes = savedBytes
+                XCTAssertEqual(WinogradStride2.rowParts(variant, channels: c.channels, filters: c.filters, tileRows: rows), 2)
+                for orientation in Self.orientations {
+                    var outputs: [[Float]] = []
+                    for bytes in [savedBytes, 0] {
+                        Winograd.partsWeightBytes = bytes
+                        outputs.append(run(c, variant, orientation: orientation, batch: 1, input: input, inputStride: 0,
+                                           outputStride: 0, weights: weights, biases: biases, activation: .leaky,
+                                           residual: residual))
+                    }
+                    XCTAssertEqual(outputs[0].count, outputs[1].count)
+                    for (i, (parts, whole)) in zip(outputs[0], outputs[1]).enumerated() {
+                        if exact && orientation == .packed {
+                            XCTAssertEqual(parts.bitPattern, whole.bitPattern, "\(variant) \(c) at \(i)")
+                        } else {
+                            XCTAssertEqual(parts, whole, accuracy: 1e-5 * (magnitude[i] + 1), "\(variant) \(orientation) \(c) at \(i)")
+                        }
+                    }
                 }
             }
         }

@@ -288,6 +288,54 @@ final class WinogradTests: XCTestCase {
         }
     }
 
+    /// Blocks cut into row parts (`Winograd.rowParts`: small weights, one image a pass) give the
+    /// whole blocks' output: bit for bit through OpenBLAS's `Cooperlake` kernel, whose bits do
+    /// not depend on where a call's columns are cut (`PackedGEMM`), else (`cblas_sgemm`, other
+    /// kernels) within the naive tests' tolerance. One pass, then several passes of a few tile
+    /// rows with parts of unequal size; a residual and an activation.
+    func testRowPartsMatchWholeBlocks() {
+        let (savedBytes, savedBlock) = (Winograd.partsWeightBytes, Winograd.blockFloats)
+        defer { (Winograd.partsWeightBytes, Winograd.blockFloats) = (savedBytes, savedBlock) }
+        var generator = SplitMix64(state: 29)
+        let exact = PackedGEMM.kernel?.core == "COOPERLAKE"
+        for (c, blockFloats) in [(Case(channels: 37, height: 30, width: 29, filters: 68, pad: 1), savedBlock),
+                                 (Case(channels: 3, height: 42, width: 40, filters: 5, pad: 1), 9000)] {
+            let (outHeight, outWidth) = (c.height + 2 * c.pad - 2, c.width + 2 * c.pad - 2)
+            let input = (0..<(c.channels * c.height * c.width)).map { _ in generator.uniform(-1, 1) }
+            let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
+            let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
+            let residual = (0..<(c.filters * outHeight * outWidth)).map { _ in generator.uniform(-1, 1) }
+            let magnitude = ReferenceConvolution.forward(input: input.map(abs), channels: c.channels, height: c.height,
+                                                         width: c.width, weights: weights.map(abs), filters: c.filters,
+                                                         size: 3, stride: 1, pad: c.pad, groups: 1)
+            Winograd.blockFloats = blockFloats
+            for (variant, streamed, orientation) in Self.methods where !streamed && orientation != .tileMajor {
+                let t = Winograd.tiles(variant, outHeight: outHeight, outWidth: outWidth)
+                let pass = Winograd.blocking(variant, channels: c.channels, filters: c.filters, tileRows: t.rows,
+                                             tileColumns: t.columns, batch: 1)
+                XCTAssertGreaterThan(pass.tileRows, 2, "\(variant) \(c): passes of several tile rows")
+                Winograd.partsWeightBytes = savedBytes
+                let bytes = variant.positions * c.filters * c.channels * MemoryLayout<Float>.stride
+                XCTAssertEqual(Winograd.rowParts(weightBytes: bytes, tileRows: pass.tileRows), 2)
+                var outputs: [[Float]] = []
+                for limit in [savedBytes, 0] {
+                    Winograd.partsWeightBytes = limit
+                    outputs.append(run(c, variant: variant, orientation: orientation, batch: 1, input: input, inputStride: 0,
+                                       outputStride: 0, weights: weights, biases: biases, activation: .leaky,
+                                       residual: residual))
+                }
+                XCTAssertEqual(outputs[0].count, outputs[1].count)
+                for (i, (parts, whole)) in zip(outputs[0], outputs[1]).enumerated() {
+                    if exact && orientation == .packed {
+                        XCTAssertEqual(parts.bitPattern, whole.bitPattern, "\(variant) \(c) at \(i)")
+                    } else {
+                        XCTAssertEqual(parts, whole, accuracy: 1e-5 * (magnitude[i] + 1), "\(variant) \(orientation) \(c) at \(i)")
+                    }
+                }
+            }
+        }
+    }
+
     /// The weight transform four kernels at a time (`SIMD4<Double>`) gives the bits of one
     /// kernel at a time, for both variants, on shapes whose kernel count leaves 1–3 kernels
     /// over in a block (and a plane smaller than one block of four), on 1 and 2 workers; and

@@ -54,7 +54,8 @@ extension Winograd {
             for first in Swift.stride(from: 0, to: grid.rows, by: pass.tileRows) {
                 block.geometry.firstTileRow = first
                 block.geometry.tileRows = min(pass.tileRows, grid.rows - first)
-                block.run(timer: &timer)
+                let parts = block.rowParts
+                if parts > 1 { block.runParts(parts, timer: &timer) } else { block.run(timer: &timer) }
             }
         }
     }

@@ -191,8 +191,14 @@ enum WinogradStride2 {
             for first in Swift.stride(from: 0, to: grid.rows, by: rowsPerPass) {
                 pass.firstTileRow = first
                 pass.tileRows = min(rowsPerPass, grid.rows - first)
-                pass.run(input: input + image * inputStride, output: output + image * outputStride,
-                         residual: residual.map { $0 + image * outputStride }, timer: &timer)
+                let parts = rowParts(variant, channels: channels, filters: filters, tileRows: pass.tileRows)
+                if parts > 1 {
+                    pass.runParts(parts, input: input + image * inputStride, output: output + image * outputStride,
+                                  residual: residual.map { $0 + image * outputStride }, timer: &timer)
+                } else {
+                    pass.run(input: input + image * inputStride, output: output + image * outputStride,
+                             residual: residual.map { $0 + image * outputStride }, timer: &timer)
+                }
             }
         }
     }
