@@ -36,6 +36,56 @@ extension Winograd {
     static func rowParts(weightBytes: Int, tileRows: Int) -> Int {
         weightBytes <= partsWeightBytes ? min(partsPerPass, tileRows) : 1
     }
+
+    /// Runs `part(i, first row, rows)` for the `parts` ranges of a pass's `tileRows` tile rows
+    /// (part i: rows `tileRows·i/parts ..< tileRows·(i + 1)/parts`), each on one worker (at
+    /// most `maximumWorkers`). `part` returns its seconds in the input and output transforms;
+    /// the timer's lap gives the workers' means to `im2col` and `epilogue`, the rest to `gemm`.
+    static func runRowParts(_ parts: Int, tileRows: Int, maximumWorkers: Int, timer: inout PhaseTimer?,
+                            _ part: (_ index: Int, _ first: Int, _ rows: Int) -> (input: Double, output: Double)) {
+        let workers = min(GEMM.threads, parts, maximumWorkers)
+        let (input, output) = withUnsafeTemporaryAllocation(of: (Double, Double).self, capacity: workers) { seconds in
+            seconds.initialize(repeating: (0, 0))
+            nonisolated(unsafe) let seconds = seconds
+            Parallel.forWorkers(of: parts, work: .max, maximumWorkers: workers) { worker, range in
+                for index in range {
+                    let first = tileRows * index / parts, end = tileRows * (index + 1) / parts
+                    let spent = part(index, first, end - first)
+                    seconds[worker].0 += spent.input
+                    seconds[worker].1 += spent.output
+                }
+            }
+            let n = Double(workers)
+            return (seconds.reduce(0) { $0 + $1.0 } / n, seconds.reduce(0) { $0 + $1.1 } / n)
+        }
+        timer?.lap(\.gemm, shares: (\.im2col, input), (\.epilogue, output))
+    }
+}
+
+extension Winograd {
+    /// A part's products on the calling thread: `M[ξ] = U[ξ] · V[ξ]` for every position, with
+    /// `tileCount` tiles, through the kernel on packed weights (each position's tiles packed into
+    /// `scratch` first) or `GEMM.serial` on filter-major ones.
+    static func serialProducts(positions: Int, channels: Int, filters: Int, transformed: UnsafePointer<Float>,
+                               orientation: Orientation, v: UnsafePointer<Float>, m: UnsafeMutablePointer<Float>,
+                               tileCount: Int, scratch: UnsafeMutablePointer<Float>) {
+        if orientation == .packed {
+            guard let kernel = PackedGEMM.kernel else { preconditionFailure("Winograd: packed weights without a packed kernel") }
+            for position in 0..<positions {
+                PackedGEMM.packColumns(kernel, v + position * channels * tileCount, columns: tileCount, k: channels,
+                                       ldx: tileCount, into: scratch)
+                PackedGEMM.multiply(kernel, packedWeights: transformed + position * filters * channels, rows: filters,
+                                    rowRange: 0..<filters, packedColumns: scratch, columns: tileCount,
+                                    columnRange: 0..<tileCount, k: channels, c: m + position * filters * tileCount, ldc: tileCount)
+            }
+        } else {
+            for position in 0..<positions {
+                GEMM.serial(m: filters, n: tileCount, k: channels, a: transformed + position * filters * channels, lda: channels,
+                            b: v + position * channels * tileCount, ldb: tileCount,
+                            c: m + position * filters * tileCount, ldc: tileCount)
+            }
+        }
+    }
 }
 
 extension WinogradStride2 {
@@ -54,33 +104,20 @@ extension WinogradStride2.Pass {
     /// `epilogue`) and the rest (`gemm`).
     func runParts(_ parts: Int, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
                   residual: UnsafePointer<Float>?, timer: inout PhaseTimer?) {
-        let positions = variant.positions
-        let (channels, filters, tileRows, tileColumns) = (self.channels, self.filters, self.tileRows, self.tileColumns)
+        let positions = variant.positions, tileCount = tileRows * tileColumns
+        let scratch = workspace + positions * (channels + filters) * tileCount
         let timed = timer != nil
-        let workers = min(GEMM.threads, parts, WinogradStride2.maximumWorkers)
-        let (inputSeconds, outputSeconds) = withUnsafeTemporaryAllocation(of: (Double, Double).self, capacity: workers) { seconds in
-            seconds.initialize(repeating: (0, 0))
-            nonisolated(unsafe) let seconds = seconds
-            Parallel.forWorkers(of: parts, work: .max, maximumWorkers: workers) { worker, range in
-                for part in range {
-                    let first = tileRows * part / parts, end = tileRows * (part + 1) / parts
-                    var sub = self
-                    sub.firstTileRow = firstTileRow + first
-                    sub.tileRows = end - first
-                    let before = first * tileColumns
-                    let v = workspace + positions * channels * before
-                    let m = workspace + positions * channels * tileRows * tileColumns + positions * filters * before
-                    let spent = sub.runSerially(input: input, output: output, residual: residual, v: v, m: m,
-                                                scratch: workspace + positions * (channels + filters) * tileRows * tileColumns
-                                                    + part * scratchSize, timed: timed)
-                    seconds[worker].0 += spent.input
-                    seconds[worker].1 += spent.output
-                }
-            }
-            let n = Double(workers)
-            return (seconds.reduce(0) { $0 + $1.0 } / n, seconds.reduce(0) { $0 + $1.1 } / n)
+        Winograd.runRowParts(parts, tileRows: tileRows, maximumWorkers: WinogradStride2.maximumWorkers,
+                             timer: &timer) { index, first, rows in
+            var sub = self
+            sub.firstTileRow = firstTileRow + first
+            sub.tileRows = rows
+            let before = first * tileColumns
+            return sub.runSerially(input: input, output: output, residual: residual,
+                                   v: workspace + positions * channels * before,
+                                   m: workspace + positions * channels * tileCount + positions * filters * before,
+                                   scratch: scratch + index * scratchSize, timed: timed)
         }
-        timer?.lap(\.gemm, shares: (\.im2col, inputSeconds), (\.epilogue, outputSeconds))
     }
 
     /// The three phases of this pass on the calling thread: V at `v`, M at `m`, one worker's
@@ -93,43 +130,16 @@ extension WinogradStride2.Pass {
                      timed: Bool) -> (input: Double, output: Double) {
         let tileCount = tileRows * tileColumns, positions = variant.positions
         let start = timed ? ProfileClock.now() : 0
-        for c in 0..<channels {
-            let (plane, target) = (input + c * inputChannelStride, v + c * tileCount)
-            switch variant {
-            case .f4: transformInput(plane, into: target, positionStride: channels * tileCount, rows: scratch)
-            case .f2: transformInputF2(plane, into: target, positionStride: channels * tileCount, rows: scratch)
-            }
-        }
-        let transformed = timed ? ProfileClock.now() : 0
-        if orientation == .packed {
-            guard let kernel = PackedGEMM.kernel else { preconditionFailure("WinogradStride2: packed weights without a packed kernel") }
-            for position in 0..<positions {
-                PackedGEMM.packColumns(kernel, v + position * channels * tileCount, columns: tileCount, k: channels,
-                                       ldx: tileCount, into: scratch)
-                PackedGEMM.multiply(kernel, packedWeights: self.transformed + position * filters * channels, rows: filters,
-                                    rowRange: 0..<filters, packedColumns: scratch, columns: tileCount,
-                                    columnRange: 0..<tileCount, k: channels, c: m + position * filters * tileCount, ldc: tileCount)
-            }
-        } else {
-            for position in 0..<positions {
-                GEMM.serial(m: filters, n: tileCount, k: channels, a: self.transformed + position * filters * channels,
-                            lda: channels, b: v + position * channels * tileCount, ldb: tileCount,
-                            c: m + position * filters * tileCount, ldc: tileCount)
-            }
-        }
+        for c in 0..<channels { transformChannel(c, input: input, v: v, tileCount: tileCount, rows: scratch) }
+        let inputDone = timed ? ProfileClock.now() : 0
+        Winograd.serialProducts(positions: positions, channels: channels, filters: filters, transformed: transformed,
+                                orientation: orientation, v: v, m: m, tileCount: tileCount, scratch: scratch)
         let multiplied = timed ? ProfileClock.now() : 0
         for f in 0..<filters {
-            let (source, plane) = (m + f * tileCount, output + f * outputChannelStride)
-            let added = residual.map { $0 + f * outputChannelStride }
-            switch variant {
-            case .f4: transformOutput(source, positionStride: filters * tileCount, into: plane, bias: biases[f],
-                                      residual: added, rows: scratch)
-            case .f2: transformOutputF2(source, positionStride: filters * tileCount, into: plane, bias: biases[f],
-                                        residual: added, rows: scratch)
-            }
+            transformFilter(f, m: m, tileCount: tileCount, output: output, residual: residual, rows: scratch)
         }
         guard timed else { return (0, 0) }
-        return (ProfileClock.seconds(from: start, to: transformed), ProfileClock.seconds(from: multiplied, to: ProfileClock.now()))
+        return (ProfileClock.seconds(from: start, to: inputDone), ProfileClock.seconds(from: multiplied, to: ProfileClock.now()))
     }
 }
 
@@ -155,28 +165,15 @@ extension Winograd.Block {
         let scratchSize = Winograd.scratchCount(variant, tileColumns: g.tileColumns, tileRows: g.tileRows,
                                                 packedChannels: Winograd.packedChannels(channels))
         let timed = timer != nil
-        let workers = min(GEMM.threads, parts, Winograd.maximumWorkers)
-        let (inputSeconds, outputSeconds) = withUnsafeTemporaryAllocation(of: (Double, Double).self, capacity: workers) { seconds in
-            seconds.initialize(repeating: (0, 0))
-            nonisolated(unsafe) let seconds = seconds
-            Parallel.forWorkers(of: parts, work: .max, maximumWorkers: workers) { worker, range in
-                for part in range {
-                    let first = g.tileRows * part / parts, end = g.tileRows * (part + 1) / parts
-                    var sub = self
-                    sub.geometry.firstTileRow = g.firstTileRow + first
-                    sub.geometry.tileRows = end - first
-                    let before = first * g.tileColumns
-                    let spent = sub.runSerially(v: workspace + positions * channels * before,
-                                                m: workspace + positions * channels * tileCount + positions * filters * before,
-                                                scratch: scratch + part * scratchSize, timed: timed)
-                    seconds[worker].0 += spent.input
-                    seconds[worker].1 += spent.output
-                }
-            }
-            let n = Double(workers)
-            return (seconds.reduce(0) { $0 + $1.0 } / n, seconds.reduce(0) { $0 + $1.1 } / n)
+        Winograd.runRowParts(parts, tileRows: g.tileRows, maximumWorkers: Winograd.maximumWorkers, timer: &timer) { index, first, rows in
+            var sub = self
+            sub.geometry.firstTileRow = g.firstTileRow + first
+            sub.geometry.tileRows = rows
+            let before = first * g.tileColumns
+            return sub.runSerially(v: workspace + positions * channels * before,
+                                   m: workspace + positions * channels * tileCount + positions * filters * before,
+                                   scratch: scratch + index * scratchSize, timed: timed)
         }
-        timer?.lap(\.gemm, shares: (\.im2col, inputSeconds), (\.epilogue, outputSeconds))
     }
 
     /// The three phases of this block (one image) on the calling thread: V at `v`, M at `m`, one
@@ -192,23 +189,9 @@ extension Winograd.Block {
             Winograd.transformInput(variant, input + c * inputChannelStride, g, into: v + c * tileCount,
                                     positionStride: channels * tileCount, rows: scratch)
         }
-        let transformedInput = timed ? ProfileClock.now() : 0
-        if orientation == .packed {
-            guard let kernel = PackedGEMM.kernel else { preconditionFailure("Winograd: packed weights without a packed kernel") }
-            for position in 0..<positions {
-                PackedGEMM.packColumns(kernel, v + position * channels * tileCount, columns: tileCount, k: channels,
-                                       ldx: tileCount, into: scratch)
-                PackedGEMM.multiply(kernel, packedWeights: transformed + position * filters * channels, rows: filters,
-                                    rowRange: 0..<filters, packedColumns: scratch, columns: tileCount,
-                                    columnRange: 0..<tileCount, k: channels, c: m + position * filters * tileCount, ldc: tileCount)
-            }
-        } else {
-            for position in 0..<positions {
-                GEMM.serial(m: filters, n: tileCount, k: channels, a: transformed + position * filters * channels, lda: channels,
-                            b: v + position * channels * tileCount, ldb: tileCount,
-                            c: m + position * filters * tileCount, ldc: tileCount)
-            }
-        }
+        let inputDone = timed ? ProfileClock.now() : 0
+        Winograd.serialProducts(positions: positions, channels: channels, filters: filters, transformed: transformed,
+                                orientation: orientation, v: v, m: m, tileCount: tileCount, scratch: scratch)
         let multiplied = timed ? ProfileClock.now() : 0
         let group = Winograd.outputGroup(variant, tileCount: tileCount)
         for f in Swift.stride(from: 0, to: filters, by: group) {
@@ -219,7 +202,7 @@ extension Winograd.Block {
                                      residual: residual.map { $0 + f * outputChannelStride }, pooled: pooled?.advanced(filters: f))
         }
         guard timed else { return (0, 0) }
-        return (ProfileClock.seconds(from: start, to: transformedInput),
+        return (ProfileClock.seconds(from: start, to: inputDone),
                 ProfileClock.seconds(from: multiplied, to: ProfileClock.now()))
     }
 }

@@ -226,11 +226,7 @@ enum WinogradStride2 {
 
             Parallel.forWorkers(of: channels, work: channels * tileCount * positions * 4, maximumWorkers: maximumWorkers) { worker, range in
                 for c in range {
-                    let (plane, target, rows) = (input + c * inputChannelStride, v + c * tileCount, scratch + worker * scratchSize)
-                    switch variant {
-                    case .f4: transformInput(plane, into: target, positionStride: channels * tileCount, rows: rows)
-                    case .f2: transformInputF2(plane, into: target, positionStride: channels * tileCount, rows: rows)
-                    }
+                    transformChannel(c, input: input, v: v, tileCount: tileCount, rows: scratch + worker * scratchSize)
                 }
             }
             timer?.lap(\.im2col)
@@ -253,14 +249,8 @@ enum WinogradStride2 {
 
             Parallel.forWorkers(of: filters, work: filters * tileCount * positions * 4, maximumWorkers: maximumWorkers) { worker, range in
                 for f in range {
-                    let (source, plane, rows) = (m + f * tileCount, output + f * outputChannelStride, scratch + worker * scratchSize)
-                    let added = residual.map { $0 + f * outputChannelStride }
-                    switch variant {
-                    case .f4: transformOutput(source, positionStride: filters * tileCount, into: plane, bias: biases[f],
-                                              residual: added, rows: rows)
-                    case .f2: transformOutputF2(source, positionStride: filters * tileCount, into: plane, bias: biases[f],
-                                                residual: added, rows: rows)
-                    }
+                    transformFilter(f, m: m, tileCount: tileCount, output: output, residual: residual,
+                                    rows: scratch + worker * scratchSize)
                 }
             }
             timer?.lap(\.epilogue)
@@ -269,6 +259,33 @@ enum WinogradStride2 {
 }
 
 extension WinogradStride2.Pass {
+    /// Channel `c`'s input transform (`transformInput` or `transformInputF2`) into V at `v`,
+    /// laid out for this pass's `tileCount` tiles.
+    @inline(__always)
+    func transformChannel(_ c: Int, input: UnsafePointer<Float>, v: UnsafeMutablePointer<Float>, tileCount: Int,
+                          rows: UnsafeMutablePointer<Float>) {
+        let (plane, target) = (input + c * inputChannelStride, v + c * tileCount)
+        switch variant {
+        case .f4: transformInput(plane, into: target, positionStride: channels * tileCount, rows: rows)
+        case .f2: transformInputF2(plane, into: target, positionStride: channels * tileCount, rows: rows)
+        }
+    }
+
+    /// Filter `f`'s output transform (`transformOutput` or `transformOutputF2`) from M at `m`
+    /// (this pass's `tileCount` tiles) into its output plane, with its bias and `residual`.
+    @inline(__always)
+    func transformFilter(_ f: Int, m: UnsafePointer<Float>, tileCount: Int, output: UnsafeMutablePointer<Float>,
+                         residual: UnsafePointer<Float>?, rows: UnsafeMutablePointer<Float>) {
+        let (source, plane) = (m + f * tileCount, output + f * outputChannelStride)
+        let added = residual.map { $0 + f * outputChannelStride }
+        switch variant {
+        case .f4: transformOutput(source, positionStride: filters * tileCount, into: plane, bias: biases[f],
+                                  residual: added, rows: rows)
+        case .f2: transformOutputF2(source, positionStride: filters * tileCount, into: plane, bias: biases[f],
+                                    residual: added, rows: rows)
+        }
+    }
+
     /// The input rows of tile row `tileRow` of this pass (the variant's window: 9 or 5 rows from
     /// `2·tile·(firstTileRow + tileRow) − pad`), each through `transformRow(row, target)` along x
     /// into `rows` (row r's at `rows + r·window·tileColumns`); rows outside the image are zeros.
