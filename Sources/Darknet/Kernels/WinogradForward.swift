@@ -10,7 +10,9 @@ extension Winograd {
     /// plane, channel strides of `batch` planes. `transformed` is
     /// `transformWeights`' layout; `workspace` holds `workspaceCount(…)` floats. The timer's
     /// `im2col` phase gets the input transform, `gemm` the products and `epilogue` the output
-    /// transform with bias and activation.
+    /// transform with bias and activation. Pre-transformed layers with small weights run each
+    /// pass of one image in row parts, each worker taking its rows through all three phases
+    /// (`Winograd.rowParts`, `Block.runParts`); the others share every phase out (`Block.run`).
     ///
     /// `pooled` (filter-major, not streamed, even output sizes): a 2×2 stride-2 `[maxpool]`
     /// follows (`Maxpool.halves`) and the output transform pools each pair of output rows

@@ -169,7 +169,9 @@ enum WinogradStride2 {
     /// `orientation`; `workspace` holds `workspaceCount(…)` floats. Bias and activation are added
     /// in the output transform, then `residual` (laid out as `output`), as
     /// `Convolutional.biasActivation` does. The timer's `im2col` phase gets the input transform,
-    /// `gemm` the products, `epilogue` the output transform.
+    /// `gemm` the products, `epilogue` the output transform. Each pass shares every phase out
+    /// over the workers (`Pass.run`), or, where the weights are small, runs in row parts that
+    /// each worker takes through all three phases (`Winograd.rowParts`, `Pass.runParts`).
     static func forward(_ variant: Variant, input: UnsafePointer<Float>, channels: Int, height: Int, width: Int, pad: Int,
                         output: UnsafeMutablePointer<Float>, filters: Int, outHeight: Int, outWidth: Int,
                         transformed: UnsafePointer<Float>, orientation: Winograd.Orientation,
