@@ -176,14 +176,8 @@ final class WinogradStride2Tests: XCTestCase {
                                            outputStride: 0, weights: weights, biases: biases, activation: .leaky,
                                            residual: residual))
                     }
-                    XCTAssertEqual(outputs[0].count, outputs[1].count)
-                    for (i, (parts, whole)) in zip(outputs[0], outputs[1]).enumerated() {
-                        if exact && orientation == .packed {
-                            XCTAssertEqual(parts.bitPattern, whole.bitPattern, "\(variant) \(c) at \(i)")
-                        } else {
-                            XCTAssertEqual(parts, whole, accuracy: 1e-5 * (magnitude[i] + 1), "\(variant) \(orientation) \(c) at \(i)")
-                        }
-                    }
+                    WinogradTests.assertRowParts(outputs[0], matchWhole: outputs[1], bitForBit: exact && orientation == .packed,
+                                                 magnitude: magnitude, "\(variant) \(orientation) \(c)")
                 }
             }
         }

@@ -324,14 +324,23 @@ final class WinogradTests: XCTestCase {
                                        outputStride: 0, weights: weights, biases: biases, activation: .leaky,
                                        residual: residual))
                 }
-                XCTAssertEqual(outputs[0].count, outputs[1].count)
-                for (i, (parts, whole)) in zip(outputs[0], outputs[1]).enumerated() {
-                    if exact && orientation == .packed {
-                        XCTAssertEqual(parts.bitPattern, whole.bitPattern, "\(variant) \(c) at \(i)")
-                    } else {
-                        XCTAssertEqual(parts, whole, accuracy: 1e-5 * (magnitude[i] + 1), "\(variant) \(orientation) \(c) at \(i)")
-                    }
-                }
+                Self.assertRowParts(outputs[0], matchWhole: outputs[1], bitForBit: exact && orientation == .packed,
+                                    magnitude: magnitude, "\(variant) \(orientation) \(c)")
+            }
+        }
+    }
+
+    /// Row parts' output against the whole passes': bit for bit when `bitForBit`, else each value
+    /// within the naive tests' tolerance, 1e-5 × (`magnitude`, the sum of |weight·input| behind
+    /// it, + 1). Shared with `WinogradStride2Tests`.
+    static func assertRowParts(_ parts: [Float], matchWhole whole: [Float], bitForBit: Bool, magnitude: [Float],
+                               _ label: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(parts.count, whole.count, label, file: file, line: line)
+        for (i, (part, value)) in zip(parts, whole).enumerated() {
+            if bitForBit {
+                XCTAssertEqual(part.bitPattern, value.bitPattern, "\(label) at \(i)", file: file, line: line)
+            } else {
+                XCTAssertEqual(part, value, accuracy: 1e-5 * (magnitude[i] + 1), "\(label) at \(i)", file: file, line: line)
             }
         }
     }
