@@ -43,6 +43,34 @@ final class PackedGEMMTests: XCTestCase {
         }
     }
 
+    /// `scatterRows` writes rows where `packColumns` puts them: every column count from 1 to 3
+    /// panels and beyond (tails of every width), one K block and three (depth 1100), rows a few
+    /// at a time in groups of 8 (the streamed F(4×4)'s) and of 5 (groups ending mid-panel). The
+    /// packed data must be the same bits, with nothing left unwritten.
+    func testScatterRowsIsPackColumns() throws {
+        let kernel = try XCTUnwrap(PackedGEMM.kernel, "OpenBLAS's \(GEMM.coreName) kernel is not available here")
+        XCTAssertTrue(PackedGEMM.columnPanelsHold, "\(kernel.core): the copy's layout is not `columnPanel`'s")
+        for columns in Array(1...(3 * kernel.unrollM + 5)) + [169, 338] {
+            for (depth, group) in [(3, 8), (19, 5), (1100, 8)] {
+                let plain = (0..<(depth * columns)).map { Float($0) }
+                var expected = [Float](repeating: .nan, count: depth * columns)
+                PackedGEMM.packColumns(kernel, plain, columns: columns, k: depth, ldx: columns, into: &expected)
+                var scattered = [Float](repeating: .nan, count: depth * columns)
+                plain.withUnsafeBufferPointer { rows in
+                    var first = 0
+                    while first < depth {
+                        // Groups never cross a K block (512 is a multiple of 8; 5-groups only at depth 19).
+                        let count = min(group, depth - first)
+                        PackedGEMM.scatterRows(kernel, rows.baseAddress! + first * columns, rowStride: columns, first: first,
+                                               count: count, depth: depth, columns: columns, into: &scattered)
+                        first += count
+                    }
+                }
+                XCTAssertEqual(scattered.map(\.bitPattern), expected.map(\.bitPattern), "\(columns) columns, depth \(depth)")
+            }
+        }
+    }
+
     /// Pieces of rows and columns (cut at multiples of 16) give the whole product's values, and
     /// the same cut gives the same bits every time. (Whether the bits depend on the cut is up to
     /// the kernel: with the `Cooperlake` one they do not, with `Zen`'s they do, as its rows run in

@@ -288,6 +288,46 @@ final class WinogradTests: XCTestCase {
         }
     }
 
+    /// Streamed F(4×4) with its tiles transformed straight into the kernel's layout
+    /// (`Winograd.packsTilesDirectly`) gives the bits of transforming into V and packing V:
+    /// groups of 8 channels with a partial last one, K blocks of 512, tail panels of every
+    /// width (49, 65 and 4 tiles an image), two images, and several passes of tile rows.
+    func testStreamedDirectPackingIsPackingV() throws {
+        guard PackedGEMM.kernel != nil else { throw XCTSkip("no packed kernel here: streamed F(4×4) does not run") }
+        XCTAssertTrue(Winograd.packsTilesDirectly(channels: 64, images: 1))
+        XCTAssertFalse(Winograd.packsTilesDirectly(channels: 63, images: 1), "V has no room for 8 workers' groups")
+        let (savedDirect, savedBlock) = (Winograd.packsTilesDirectly, Winograd.blockFloats)
+        defer { (Winograd.packsTilesDirectly, Winograd.blockFloats) = (savedDirect, savedBlock) }
+        var generator = SplitMix64(state: 41)
+        let cases = [
+            (Case(channels: 70, height: 13, width: 13, filters: 20, pad: 1), 1),
+            (Case(channels: 36, height: 13, width: 13, filters: 8, pad: 1), 2),
+            (Case(channels: 515, height: 7, width: 6, filters: 12, pad: 1), 1),
+            (Case(channels: 64, height: 52, width: 20, filters: 4, pad: 1), 1),
+        ]
+        for blockFloats in [savedBlock, 40_000] {
+            Winograd.blockFloats = blockFloats
+            for (c, batch) in cases {
+                Winograd.packsTilesDirectly = true
+                XCTAssertTrue(Winograd.packsTilesDirectly(channels: c.channels, images: batch) || blockFloats != savedBlock,
+                              "\(c) batch \(batch) does not take the direct path")
+                let input = (0..<(batch * c.channels * c.height * c.width)).map { _ in generator.uniform(-1, 1) }
+                let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
+                let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
+                var outputs: [[Float]] = []
+                for direct in [true, false] {
+                    Winograd.packsTilesDirectly = direct
+                    outputs.append(run(c, variant: .f4, streamed: true, orientation: .packed, batch: batch, input: input,
+                                       inputStride: c.channels * c.height * c.width,
+                                       outputStride: c.filters * c.height * c.width, weights: weights,
+                                       biases: biases, activation: .leaky))
+                }
+                XCTAssertFalse(outputs[0].contains { $0.isNaN }, "\(c) batch \(batch): an output left unwritten")
+                XCTAssertEqual(outputs[0].map(\.bitPattern), outputs[1].map(\.bitPattern), "\(c) batch \(batch), block \(blockFloats)")
+            }
+        }
+    }
+
     /// Blocks cut into row parts (`Winograd.rowParts`: small weights, one image a pass) give the
     /// whole blocks' output: bit for bit through OpenBLAS's `Cooperlake` kernel, whose bits do
     /// not depend on where a call's columns are cut (`PackedGEMM`), else (`cblas_sgemm`, other

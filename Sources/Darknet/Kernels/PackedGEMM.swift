@@ -187,4 +187,75 @@ enum PackedGEMM {
         }
         return true
     }
+
+    /// The panel `packColumns` puts column `t` of `columns` in (for each K block): whole panels
+    /// of `unroll` columns, then the rest in one panel per bit of `columns mod unroll`, widest
+    /// first, as OpenBLAS's `itcopy` routines and their kernels' tails take them. Column t's
+    /// float of K-block row r is then at `start · kk + r · width + t − start` (`kk` the block's depth).
+    /// Checked against the kernel's own copy once (`columnPanelsHold`).
+    @inline(__always)
+    static func columnPanel(_ t: Int, columns: Int, unroll: Int) -> (start: Int, width: Int) {
+        let whole = columns / unroll * unroll
+        if t < whole { return (t / unroll * unroll, unroll) }
+        var start = whole, width = unroll / 2
+        while width > 0 {
+            if (columns - whole) & width != 0 {
+                if t < start + width { return (start, width) }
+                start += width
+            }
+            width /= 2
+        }
+        preconditionFailure("PackedGEMM.columnPanel: column \(t) of \(columns)")
+    }
+
+    /// True when the kernel's `packColumnsCopy` lays columns out as `columnPanel` says, for every
+    /// column count up to 3 panels and a few depths (tails of every width among them), so that
+    /// `scatterRows` may write packed operands without the copy.
+    static let columnPanelsHold: Bool = {
+        guard let kernel else { return false }
+        for columns in 1...(3 * kernel.unrollM + 3) {
+            for kk in [1, 2, 5] {
+                let plain = (0..<(kk * columns)).map(Float.init)
+                var packed = [Float](repeating: .nan, count: kk * columns)
+                _ = kernel.packColumnsCopy(kk, columns, plain, columns, &packed)
+                for r in 0..<kk {
+                    for t in 0..<columns {
+                        let (start, width) = columnPanel(t, columns: columns, unroll: kernel.unrollM)
+                        guard packed[start * kk + r * width + t - start] == plain[r * columns + t] else { return false }
+                    }
+                }
+            }
+        }
+        return true
+    }()
+
+    /// Writes `count` rows of a `depth × columns` operand into `packed` where `packColumns` would
+    /// put them (needs `columnPanelsHold`): row `first + i` from `rows + i · rowStride` (`columns`
+    /// floats). The rows must lie in one K block. Within a panel the rows follow each other, so
+    /// each panel gets one run of `count × width` floats. The operand can so be made a few rows
+    /// at a time, without a plain copy to pack afterwards.
+    @inline(__always)
+    static func scatterRows(_ kernel: Kernel, _ rows: UnsafePointer<Float>, rowStride: Int, first: Int, count: Int,
+                            depth: Int, columns: Int, into packed: UnsafeMutablePointer<Float>) {
+        let k0 = first / kBlock * kBlock
+        let kk = min(kBlock, depth - k0)
+        precondition(first + count <= k0 + kk, "PackedGEMM.scatterRows: rows \(first)..<\(first + count) across a K block")
+        let base = packed + k0 * columns
+        let r0 = first - k0
+        var start = 0
+        while start < columns {
+            let width = columnPanel(start, columns: columns, unroll: kernel.unrollM).width
+            let to = base + start * kk + r0 * width
+            if width == 16 {
+                for i in 0..<count {
+                    UnsafeMutableRawPointer(to + i * 16)
+                        .storeBytes(of: UnsafeRawPointer(rows + i * rowStride + start).loadUnaligned(as: SIMD16<Float>.self),
+                                    as: SIMD16<Float>.self)
+                }
+            } else {
+                for i in 0..<count { (to + i * width).update(from: rows + i * rowStride + start, count: width) }
+            }
+            start += width
+        }
+    }
 }

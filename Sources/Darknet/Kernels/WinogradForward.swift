@@ -18,10 +18,12 @@ extension Winograd {
     /// follows (`Maxpool.halves`) and the output transform pools each pair of output rows
     /// straight into it; `output` is then not written.
     ///
-    /// `streamed` (F(2×2) only): `transformed` holds the plain weights in `reorderTapMajor` order and
-    /// the products transform them block by block (`streamedProducts`; the `gemm` phase then
+    /// `streamed` (F(2×2) filter-major, F(4×4) `.packed`): `transformed` holds the plain weights in
+    /// `reorderTapMajor` (F(2×2)) or `reorderPanels` (F(4×4)) order and the products transform
+    /// them block by block (`streamedProducts`, `streamedPackedProducts`; the `gemm` phase then
     /// includes the weight and output transforms), with `workspaceCount(…, streamed: true)`
-    /// floats of workspace.
+    /// floats of workspace. Streamed F(4×4) writes its tiles packed for the kernel as it
+    /// transforms them (`transformInputPacked`) where `packsTilesDirectly` allows.
     ///
     /// `orientation` must be the one `transformed` was made for (`.tileMajor`: the products and
     /// the output transform of `WinogradTileMajor.swift`; not streamed). `residual` (laid out as
@@ -170,18 +172,30 @@ extension Winograd {
             let (channels, filters, images) = (self.channels, self.filters, self.images)
             let (input, output, inputStride, outputStride) = (self.input, self.output, self.inputStride, self.outputStride)
             let plane = inputChannelStride, outPlane = outputChannelStride
+            // Streamed F(4×4): the tiles packed for the kernel take M's place, and with
+            // `packsTilesDirectly` the input transform writes them there (V only holds each
+            // worker's group of channels on the way, `transformInputPacked`).
+            let packedTiles = m
+            let kernel = PackedGEMM.kernel
+            let direct = streamed && variant == .f4 && packsTilesDirectly(channels: channels, images: images)
 
-            Parallel.forWorkers(of: images * channels, work: images * channels * perImage * 64,
-                                maximumWorkers: maximumWorkers) { worker, range in
-                let rows = scratch + worker * scratchSize
-                for item in range {
-                    let b = item / channels, c = item % channels
-                    let tiles = v + c * tileCount + b * imageRows
-                    transformInput(variant, input + b * inputStride + c * plane, g,
-                                   into: tiles, positionStride: channels * tileCount, rows: rows)
-                    if imageRows > perImage {
-                        for position in 0..<positions {
-                            (tiles + position * channels * tileCount + perImage).update(repeating: 0, count: imageRows - perImage)
+            if direct, let kernel {
+                transformInputPacked(kernel, input: input, channels: channels, images: images, inputStride: inputStride,
+                                     plane: plane, g, perImage: perImage, own: v, rows: scratch, rowsStride: scratchSize,
+                                     into: packedTiles)
+            } else {
+                Parallel.forWorkers(of: images * channels, work: images * channels * perImage * 64,
+                                    maximumWorkers: maximumWorkers) { worker, range in
+                    let rows = scratch + worker * scratchSize
+                    for item in range {
+                        let b = item / channels, c = item % channels
+                        let tiles = v + c * tileCount + b * imageRows
+                        transformInput(variant, input + b * inputStride + c * plane, g,
+                                       into: tiles, positionStride: channels * tileCount, rows: rows)
+                        if imageRows > perImage {
+                            for position in 0..<positions {
+                                (tiles + position * channels * tileCount + perImage).update(repeating: 0, count: imageRows - perImage)
+                            }
                         }
                     }
                 }
@@ -214,14 +228,16 @@ extension Winograd {
                 }
             }
             if streamed && variant == .f4 {
-                // Each image's tiles of every position packed once, then the blocks of filters as above.
-                let packedTiles = m
-                guard let kernel = PackedGEMM.kernel else { preconditionFailure("Winograd: streamed F(4×4) without a packed kernel") }
-                Parallel.forChunks(of: positions * images, work: positions * channels * tileCount) { range in
-                    for item in range {
-                        let (position, b) = item.quotientAndRemainder(dividingBy: images)
-                        PackedGEMM.packColumns(kernel, v + position * channels * tileCount + b * perImage, columns: perImage,
-                                               k: channels, ldx: tileCount, into: packedTiles + item * channels * perImage)
+                // Each image's tiles of every position packed once (unless the input transform
+                // wrote them packed), then the blocks of filters as above.
+                guard let kernel else { preconditionFailure("Winograd: streamed F(4×4) without a packed kernel") }
+                if !direct {
+                    Parallel.forChunks(of: positions * images, work: positions * channels * tileCount) { range in
+                        for item in range {
+                            let (position, b) = item.quotientAndRemainder(dividingBy: images)
+                            PackedGEMM.packColumns(kernel, v + position * channels * tileCount + b * perImage, columns: perImage,
+                                                   k: channels, ldx: tileCount, into: packedTiles + item * channels * perImage)
+                        }
                     }
                 }
                 streamedPackedProducts(panels: transformed, channels: channels, filters: filters, packedTiles: packedTiles,

@@ -130,6 +130,60 @@ extension Winograd {
                 even + odd, even - odd, g2)
     }
 
+    /// False to transform the streamed F(4×4) tiles into V and pack V afterwards (tests compare the two ways).
+    nonisolated(unsafe) static var packsTilesDirectly = true
+
+    /// Channels a worker transforms before writing them packed: then each panel of each position
+    /// gets 8 rows in a row (512 bytes). One channel at a time wrote 64-byte pieces 16·C floats
+    /// apart, and that took longer than packing V afterwards.
+    static let directChannels = 8
+
+    /// True when a streamed F(4×4) pass with `channels × images` channels of tiles transforms
+    /// them straight into the kernel's layout (`transformInputPacked`): `packsTilesDirectly`,
+    /// the kernel's copy lays columns out as `PackedGEMM.columnPanel` says, and V (unused then)
+    /// has room for every worker's group of `directChannels`.
+    static func packsTilesDirectly(channels: Int, images: Int) -> Bool {
+        packsTilesDirectly && PackedGEMM.columnPanelsHold && channels * images >= maximumWorkers * directChannels
+    }
+
+    /// The input transform of a streamed F(4×4) pass written straight into the kernel's layout:
+    /// `into + (position · images + b) · channels · perImage` holds image b's tiles of a position
+    /// as `PackedGEMM.packColumns` would pack them from V (`channels × perImage`), the same bits.
+    /// Each worker takes groups of `directChannels` channels of one image, transforms them into
+    /// its own `directChannels × positions × perImage` floats at `own` (V's place) and scatters
+    /// them (`PackedGEMM.scatterRows`); `rows` is the transform's scratch, `rowsStride` floats a worker.
+    ///
+    /// This saves the pass that packed V: it read all of V, half of it written by the other core,
+    /// and wrote the packed tiles over lines the other core had read. yolov3 at 416, 2 threads, the
+    /// 24 streamed layers' input transform and packing together, alternating processes: calm
+    /// 8.99–9.33 → 8.31–8.75 ms; in the slow spells (cross-core traffic, see README) 28.1–28.4 →
+    /// 19.2–19.3 ms.
+    static func transformInputPacked(_ kernel: PackedGEMM.Kernel, input: UnsafePointer<Float>, channels: Int, images: Int,
+                                     inputStride: Int, plane: Int, _ g: Geometry, perImage: Int,
+                                     own: UnsafeMutablePointer<Float>, rows: UnsafeMutablePointer<Float>, rowsStride: Int,
+                                     into packed: UnsafeMutablePointer<Float>) {
+        let positions = Variant.f4.positions
+        let groups = (channels + directChannels - 1) / directChannels
+        Parallel.forWorkers(of: images * groups, work: images * channels * perImage * 64,
+                            maximumWorkers: maximumWorkers) { worker, range in
+            let group = own + worker * directChannels * positions * perImage
+            for item in range {
+                let b = item / groups, first = item % groups * directChannels
+                let count = min(directChannels, channels - first)
+                for i in 0..<count {
+                    transformInput(.f4, input + b * inputStride + (first + i) * plane, g,
+                                   into: group + i * positions * perImage, positionStride: perImage,
+                                   rows: rows + worker * rowsStride)
+                }
+                for position in 0..<positions {
+                    PackedGEMM.scatterRows(kernel, group + position * perImage, rowStride: positions * perImage,
+                                           first: first, count: count, depth: channels, columns: perImage,
+                                           into: packed + (position * images + b) * channels * perImage)
+                }
+            }
+        }
+    }
+
     /// The streamed F(4×4) products of one pass: `filters` in blocks of `streamedPackedBlockFilters`
     /// shared out to at most `streamedWorkers` workers. `packedTiles` holds each (position, image)'s
     /// tiles packed for the kernel (`PackedGEMM.packColumns`, `channels × perImage` each, position-major).
