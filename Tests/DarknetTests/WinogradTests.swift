@@ -289,15 +289,15 @@ final class WinogradTests: XCTestCase {
     }
 
     /// Streamed F(4×4) with its tiles transformed straight into the kernel's layout
-    /// (`Winograd.packsTilesDirectly`) gives the bits of transforming into V and packing V:
+    /// (`Winograd.directPackingEnabled`) gives the bits of transforming into V and packing V:
     /// groups of 8 channels with a partial last one, K blocks of 512, tail panels of every
     /// width (49, 65 and 4 tiles an image), two images, and several passes of tile rows.
     func testStreamedDirectPackingIsPackingV() throws {
         guard PackedGEMM.kernel != nil else { throw XCTSkip("no packed kernel here: streamed F(4×4) does not run") }
         XCTAssertTrue(Winograd.packsTilesDirectly(channels: 64, images: 1))
         XCTAssertFalse(Winograd.packsTilesDirectly(channels: 63, images: 1), "V has no room for 8 workers' groups")
-        let (savedDirect, savedBlock) = (Winograd.packsTilesDirectly, Winograd.blockFloats)
-        defer { (Winograd.packsTilesDirectly, Winograd.blockFloats) = (savedDirect, savedBlock) }
+        let (savedDirect, savedBlock) = (Winograd.directPackingEnabled, Winograd.blockFloats)
+        defer { (Winograd.directPackingEnabled, Winograd.blockFloats) = (savedDirect, savedBlock) }
         var generator = SplitMix64(state: 41)
         let cases = [
             (Case(channels: 70, height: 13, width: 13, filters: 20, pad: 1), 1),
@@ -308,7 +308,7 @@ final class WinogradTests: XCTestCase {
         for blockFloats in [savedBlock, 40_000] {
             Winograd.blockFloats = blockFloats
             for (c, batch) in cases {
-                Winograd.packsTilesDirectly = true
+                Winograd.directPackingEnabled = true
                 XCTAssertTrue(Winograd.packsTilesDirectly(channels: c.channels, images: batch) || blockFloats != savedBlock,
                               "\(c) batch \(batch) does not take the direct path")
                 let input = (0..<(batch * c.channels * c.height * c.width)).map { _ in generator.uniform(-1, 1) }
@@ -316,7 +316,7 @@ final class WinogradTests: XCTestCase {
                 let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
                 var outputs: [[Float]] = []
                 for direct in [true, false] {
-                    Winograd.packsTilesDirectly = direct
+                    Winograd.directPackingEnabled = direct
                     outputs.append(run(c, variant: .f4, streamed: true, orientation: .packed, batch: batch, input: input,
                                        inputStride: c.channels * c.height * c.width,
                                        outputStride: c.filters * c.height * c.width, weights: weights,
@@ -355,8 +355,8 @@ final class WinogradTests: XCTestCase {
                                              tileColumns: t.columns, batch: 1)
                 XCTAssertGreaterThan(pass.tileRows, 2, "\(variant) \(c): passes of several tile rows")
                 Winograd.partsWeightBytes = savedBytes
-                let bytes = variant.positions * c.filters * c.channels * MemoryLayout<Float>.stride
-                XCTAssertEqual(Winograd.rowParts(weightBytes: bytes, tileRows: pass.tileRows), 2)
+                XCTAssertEqual(Winograd.rowParts(positions: variant.positions, filters: c.filters, channels: c.channels,
+                                                 tileRows: pass.tileRows), 2)
                 var outputs: [[Float]] = []
                 for limit in [savedBytes, 0] {
                     Winograd.partsWeightBytes = limit

@@ -11,8 +11,8 @@ extension Winograd {
     static let partsPerPass = 2
 
     /// How many ranges of tile rows a pass of `tileRows` rows is cut into when its layer's
-    /// transformed weights take `weightBytes`: `partsPerPass` up to `partsWeightBytes`, else 1
-    /// (the three phases each shared out over the whole pass).
+    /// transformed weights (`positions × filters × channels` floats) take at most
+    /// `partsWeightBytes`: `partsPerPass`, else 1 (the three phases each shared out over the whole pass).
     ///
     /// Each part goes through all three phases on one worker, so the V and M a worker reads are
     /// the ones it wrote, but every part reads all the weights. On this workplace's 2-vCPU Zen 4
@@ -33,8 +33,8 @@ extension Winograd {
     ///   7.2 → 7.9 and 7.7 → 9.6. Streamed F(4×4) in parts (every part transforming all the
     ///   weights) gained in slow spells on the 104×104 layers only (6.0 → 5.2) and lost there
     ///   when calm (3.3 → 3.5), on the 52×52 and 26×26 layers in both.
-    static func rowParts(weightBytes: Int, tileRows: Int) -> Int {
-        weightBytes <= partsWeightBytes ? min(partsPerPass, tileRows) : 1
+    static func rowParts(positions: Int, filters: Int, channels: Int, tileRows: Int) -> Int {
+        positions * filters * channels * MemoryLayout<Float>.stride <= partsWeightBytes ? min(partsPerPass, tileRows) : 1
     }
 
     /// Runs `part(i, first row, rows)` for the `parts` ranges of a pass's `tileRows` tile rows
@@ -91,7 +91,7 @@ extension Winograd {
 extension WinogradStride2 {
     /// `Winograd.rowParts` for a stride-2 layer's pass.
     static func rowParts(_ variant: Variant, channels: Int, filters: Int, tileRows: Int) -> Int {
-        Winograd.rowParts(weightBytes: variant.positions * filters * channels * MemoryLayout<Float>.stride, tileRows: tileRows)
+        Winograd.rowParts(positions: variant.positions, filters: filters, channels: channels, tileRows: tileRows)
     }
 }
 
@@ -148,8 +148,8 @@ extension Winograd.Block {
     /// products (filter-major or packed, not tile-major, not streamed) of one image a pass.
     var rowParts: Int {
         guard images == 1, orientation != .tileMajor, !streamed else { return 1 }
-        let weightBytes = variant.positions * filters * channels * MemoryLayout<Float>.stride
-        return Winograd.rowParts(weightBytes: weightBytes, tileRows: geometry.tileRows)
+        return Winograd.rowParts(positions: variant.positions, filters: filters, channels: channels,
+                                 tileRows: geometry.tileRows)
     }
 
     /// This block cut into `parts` ranges of tile rows, each run by one worker through all three

@@ -131,7 +131,7 @@ extension Winograd {
     }
 
     /// False to transform the streamed F(4×4) tiles into V and pack V afterwards (tests compare the two ways).
-    nonisolated(unsafe) static var packsTilesDirectly = true
+    nonisolated(unsafe) static var directPackingEnabled = true
 
     /// Channels a worker transforms before writing them packed: then each panel of each position
     /// gets 8 rows in a row (512 bytes). One channel at a time wrote 64-byte pieces 16·C floats
@@ -139,11 +139,11 @@ extension Winograd {
     static let directChannels = 8
 
     /// True when a streamed F(4×4) pass with `channels × images` channels of tiles transforms
-    /// them straight into the kernel's layout (`transformInputPacked`): `packsTilesDirectly`,
+    /// them straight into the kernel's layout (`transformInputPacked`): `directPackingEnabled`,
     /// the kernel's copy lays columns out as `PackedGEMM.columnPanel` says, and V (unused then)
     /// has room for every worker's group of `directChannels`.
     static func packsTilesDirectly(channels: Int, images: Int) -> Bool {
-        packsTilesDirectly && PackedGEMM.columnPanelsHold && channels * images >= maximumWorkers * directChannels
+        directPackingEnabled && PackedGEMM.columnPanelsHold && channels * images >= maximumWorkers * directChannels
     }
 
     /// The input transform of a streamed F(4×4) pass written straight into the kernel's layout:
