@@ -37,7 +37,10 @@ let package = Package(
         ),
         // Decoder, NMS and box geometry: the Swift standard library only.
         .target(name: "YOLO"),
-        .target(name: "Darknet", dependencies: ["YOLO", "Imaging", "COpenBLAS"]),
+        // GEMM, packed GEMM, im2col, Winograd, parallel loops, epilogue math, timing: knows no
+        // layer, cfg or network type. The only target that imports the BLAS shim.
+        .target(name: "Kernels", dependencies: ["COpenBLAS"]),
+        .target(name: "Darknet", dependencies: ["YOLO", "Imaging", "Kernels"]),
         .target(name: "Imaging", dependencies: ["CJPEG", "CPNG"]),
         .executableTarget(
             name: "darknet-swift",
@@ -47,6 +50,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "YOLOTests", dependencies: ["YOLO"]),
+        .testTarget(name: "KernelsTests", dependencies: ["Kernels"]),
         .testTarget(name: "DarknetTests", dependencies: ["Darknet", "YOLO", "Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CLITests", dependencies: ["darknet-swift"], exclude: ["Fixtures"]),

@@ -92,17 +92,16 @@ struct Benchmark: ParsableCommand {
 
     private func benchmark() throws {
         if let plot { try BenchmarkPlot.check(plot, force: force) }
-        if let threads { GEMM.threads = threads }
+        let options = ExecutionOptions(threads: threads, convolutionAlgorithm: convAlgorithm)
         let model = try ModelDescription(contentsOf: cfg, width: size, height: size)
         try report(model.warnings, strict: strict)
         // Read as `detect` reads: each convolution prepared for its method as it is read.
-        let methods = model.convolutionMethods(convAlgorithm, batch: batch)
-        let parameters: [Int: ConvolutionWeights]
+        let prepared: PreparedModel
         let weightsSource: String
         let loadSeconds: Double
         if let weights {
             let start = DispatchTime.now().uptimeNanoseconds
-            parameters = try WeightsReader.read(contentsOf: weights, for: model, methods: methods)
+            prepared = try PreparedModel(model: model, weightsFile: weights, options: options, batch: batch)
             loadSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             weightsSource = weights
         } else {
@@ -110,19 +109,19 @@ struct Benchmark: ParsableCommand {
             weightsSource = "synthetic (seed \(seed))"
             let bytes = SyntheticWeights.bytes(for: model, seed: seed)
             let start = DispatchTime.now().uptimeNanoseconds
-            parameters = try bytes.withUnsafeBytes {
-                try WeightsReader.read($0, file: "synthetic weights", for: model, methods: methods)
+            prepared = try bytes.withUnsafeBytes {
+                try PreparedModel(model: model, weightsBytes: $0, file: "synthetic weights", options: options, batch: batch)
             }
             loadSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         }
-        let network = try Network(model: model, weights: parameters, algorithm: convAlgorithm, batch: batch)
-        let single = batch > 1 ? try Network(model: model, weights: parameters, algorithm: convAlgorithm) : nil
-        let peakGflops = peak ? Machine.measurePeakGflops() : nil
+        let network = try Network(prepared, batch: batch)
+        let single = batch > 1 ? try Network(prepared) : nil
+        let peakGflops = peak ? Machine.measurePeakGflops(threads: options.threads) : nil
         let image = SyntheticWeights.input(model.inputShape)
         let input = Array((0..<batch).map { _ in image }.joined())
         let measured = try BenchmarkResult.measure(network: network, input: input, single: single.map { ($0, image) },
                                                    runs: runs, warmup: warmup)
-        let result = BenchmarkResult(machine: .current(peakGflops: peakGflops), cfg: cfg, width: model.net.width,
+        let result = BenchmarkResult(machine: .current(options, peakGflops: peakGflops), cfg: cfg, width: model.net.width,
                                      height: model.net.height, weights: weightsSource, warmup: warmup, batch: batch,
                                      rows: measured.rows, endToEnd: measured.endToEnd,
                                      layerSums: measured.layerSums, singleEndToEnd: measured.single,

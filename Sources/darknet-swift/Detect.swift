@@ -142,7 +142,8 @@ struct Detect: ParsableCommand {
     /// Loads the model and sets up filters, the output format and annotation targets.
     private func prepare(_ inputs: [InputImage], folders: [String]) throws -> DetectRun {
         var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
-                                      mapping: mapping.value, threads: threads, convolutionAlgorithm: convAlgorithm)
+                                      mapping: mapping.value,
+                                      execution: ExecutionOptions(threads: threads, convolutionAlgorithm: convAlgorithm))
         if nms == 0 { options.nmsMode = .none }
         let detector = try Detector(cfg: cfg, weights: weights, options: options)
         try report(detector.model.warnings, strict: strict)

@@ -11,19 +11,19 @@ struct Machine {
     var blas: String
     /// OpenBLAS's kernel for this CPU (`openblas_get_corename`).
     var blasCore: String
-    /// The OpenBLAS kernel driven with pre-packed weights (`GEMM.packedKernel`), else nil.
+    /// The OpenBLAS kernel driven with pre-packed weights (`ExecutionOptions.packedKernel`), else nil.
     var packedKernel: String?
     var threads: Int
     /// This machine's sgemm GFLOPS (`--peak`), else nil.
     var peakGflops: Double?
 
-    static func current(peakGflops: Double?) -> Machine {
+    static func current(_ options: ExecutionOptions, peakGflops: Double?) -> Machine {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         return Machine(date: formatter.string(from: Date()), commit: buildCommit(), cpu: cpuModel(),
                        cores: ProcessInfo.processInfo.activeProcessorCount,
-                       blas: GEMM.configuration.trimmingCharacters(in: .whitespaces), blasCore: GEMM.coreName,
-                       packedKernel: GEMM.packedKernel, threads: GEMM.threads, peakGflops: peakGflops)
+                       blas: BLAS.configuration.trimmingCharacters(in: .whitespaces), blasCore: BLAS.coreName,
+                       packedKernel: options.packedKernel, threads: options.threads, peakGflops: peakGflops)
     }
 
     /// `$DARKNET_SWIFT_COMMIT` when set (packagers, CI), else `git rev-parse --short HEAD` run in
@@ -76,23 +76,13 @@ struct Machine {
     static let peakSize = 1536
     static let peakRepeats = 5
 
-    static func measurePeakGflops(n: Int = peakSize, repeats: Int = peakRepeats) -> Double {
-        let a = [Float](repeating: 0.5, count: n * n)
-        let b = [Float](repeating: 0.25, count: n * n)
-        var c = [Float](repeating: 0, count: n * n)
+    static func measurePeakGflops(n: Int = peakSize, repeats: Int = peakRepeats, threads: Int) -> Double {
         var seconds: [Double] = []
-        a.withUnsafeBufferPointer { a in
-            b.withUnsafeBufferPointer { b in
-                c.withUnsafeMutableBufferPointer { c in
-                    for run in 0...repeats {
-                        let start = DispatchTime.now().uptimeNanoseconds
-                        GEMM.multiply(m: n, n: n, k: n, a: a.baseAddress!, lda: n, b: b.baseAddress!, ldb: n,
-                                      c: c.baseAddress!, ldc: n)
-                        let end = DispatchTime.now().uptimeNanoseconds
-                        if run > 0 { seconds.append(Double(end - start) / 1e9) }
-                    }
-                }
-            }
+        for run in 0...repeats {
+            let start = DispatchTime.now().uptimeNanoseconds
+            BLAS.squareProduct(n: n, threads: threads)
+            let end = DispatchTime.now().uptimeNanoseconds
+            if run > 0 { seconds.append(Double(end - start) / 1e9) }
         }
         return 2 * pow(Double(n), 3) / Statistics.median(seconds) / 1e9
     }

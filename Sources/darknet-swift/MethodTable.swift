@@ -5,9 +5,9 @@ import Foundation
 /// parameter memory it holds, after darknet's table; then the memory totals and the OpenBLAS
 /// kernel driven with packed weights, if any (`auto`'s choice depends on it).
 enum MethodTable {
-    static func render(_ model: ModelDescription, algorithm: ConvolutionAlgorithm) -> String {
-        let methods = model.convolutionMethods(algorithm)
-        var text = "\nconvolutions with --conv-algorithm \(algorithm.rawValue):\n"
+    static func render(_ model: ModelDescription, options: ExecutionOptions) -> String {
+        let methods = model.convolutionMethods(options)
+        var text = "\nconvolutions with --conv-algorithm \(options.convolutionAlgorithm.rawValue):\n"
         let width = max(11, methods.compactMap { $0?.rawValue.count }.max() ?? 0)
         text += "layer  " + "method".padding(toLength: width, withPad: " ", startingAt: 0) + "  parameters MB\n"
         var total = 0, plain = 0
@@ -25,7 +25,7 @@ enum MethodTable {
         text += String(format: "activations %.1f MB, workspace %.1f MB (one image)\n",
                        Double(model.activationBytes()) / 1e6, Double(model.workspaceBytes(methods: methods)) / 1e6)
         // What `auto` chooses depends on it (`ModelDescription.convolutionMethods`).
-        text += "packed weights: \(GEMM.packedKernel ?? "none, cblas_sgemm only")\n"
+        text += "packed weights: \(options.packedKernel ?? "none, cblas_sgemm only")\n"
         return text
     }
 }

@@ -103,7 +103,7 @@ struct Stream: ParsableCommand {
         let session: StreamSession
         do {
             var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
-                                          mapping: mapping.value, threads: threads)
+                                          mapping: mapping.value, execution: ExecutionOptions(threads: threads))
             if nms == 0 { options.nmsMode = .none }
             let detector = try Detector(cfg: cfg, weights: weights, options: options)
             try report(detector.model.warnings, strict: false)

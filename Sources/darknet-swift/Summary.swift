@@ -30,6 +30,6 @@ struct Summary: ParsableCommand {
         }
         try report(model.warnings, strict: strict)
         print(LayerTable.render(model), terminator: "")
-        if methods { print(MethodTable.render(model, algorithm: convAlgorithm), terminator: "") }
+        if methods { print(MethodTable.render(model, options: ExecutionOptions(convolutionAlgorithm: convAlgorithm)), terminator: "") }
     }
 }

@@ -165,15 +165,10 @@ final class BenchmarkCommandTests: XCTestCase {
                        "im2col ms", "gemm ms", "epilogue ms"] {
             XCTAssertTrue(header.contains(column), "\(column) in \(header)")
         }
-        if result.stdout.contains("packed weights: none") {
-            // auto without the packed kernel: F(4×4) Winograd on the large 3×3 stride-1 grids, F(2×2) on the small ones.
-            XCTAssertTrue(lines.contains { $0.hasPrefix("   12  convolutional  1024 3x3/1 leaky  winograd-f2  4x4x512") }, result.stdout)
-            XCTAssertTrue(lines.contains { $0.hasPrefix("    2  convolutional  32 3x3/1 leaky    winograd     64x64x16") }, result.stdout)
-        } else {
-            // With it, a small model takes pre-transformed F(4×4) everywhere (`winogradAllowance`).
-            XCTAssertTrue(lines.contains { $0.hasPrefix("   12  convolutional  1024 3x3/1 leaky  winograd  4x4x512") }, result.stdout)
-            XCTAssertTrue(lines.contains { $0.hasPrefix("    2  convolutional  32 3x3/1 leaky    winograd  64x64x16") }, result.stdout)
-        }
+        // A small model takes F(4×4) transformed at load everywhere (`winogradAllowance`), its
+        // first layer im2col in bands.
+        XCTAssertTrue(lines.contains { $0.hasPrefix("   12  convolutional  1024 3x3/1 leaky  winograd      4x4x512") }, result.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("    2  convolutional  32 3x3/1 leaky    winograd      64x64x16") }, result.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("end-to-end  median ") && $0.contains("images/s") }, result.stdout)
         XCTAssertTrue(lines.contains { $0.hasPrefix("layers      sum of layer medians ") && $0.contains("of end-to-end; median per-pass sum ") }, result.stdout)
         // The phase totals add up the rows' phase columns and the other layers' medians.

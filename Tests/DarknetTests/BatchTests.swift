@@ -85,21 +85,22 @@ final class BatchTests: XCTestCase {
             pad=1
             activation=linear
             """
-        let (savedIm2col, savedWinograd) = (Convolutional.im2colBlockFloats, Winograd.blockFloats)
-        let savedBands = (Im2colBands.bandFloats, Im2colBands.minimumColumns)
-        defer {
-            (Convolutional.im2colBlockFloats, Winograd.blockFloats) = (savedIm2col, savedWinograd)
-            (Im2colBands.bandFloats, Im2colBands.minimumColumns) = savedBands
-        }
+        let standard = Blocking()
         // The last two run every im2col convolution in bands (`Im2colBands`) of 1 row and of a few.
-        let settings = [(savedIm2col, savedWinograd, savedBands), (200, 300, savedBands), (1, 1, savedBands),
-                        (savedIm2col, savedWinograd, (1, 1)), (savedIm2col, savedWinograd, (300, 1))]
+        let settings = [(standard.im2colFloats, standard.winogradFloats, (standard.bandFloats, standard.bandMinimumColumns)),
+                        (200, 300, (standard.bandFloats, standard.bandMinimumColumns)), (1, 1, (standard.bandFloats, standard.bandMinimumColumns)),
+                        (standard.im2colFloats, standard.winogradFloats, (1, 1)), (standard.im2colFloats, standard.winogradFloats, (300, 1))]
         for (im2colBlock, winogradBlock, bands) in settings {
-            (Convolutional.im2colBlockFloats, Winograd.blockFloats) = (im2colBlock, winogradBlock)
-            (Im2colBands.bandFloats, Im2colBands.minimumColumns) = bands
+            var blocking = Blocking()
+            (blocking.im2colFloats, blocking.winogradFloats) = (im2colBlock, winogradBlock)
+            (blocking.bandFloats, blocking.bandMinimumColumns) = bands
             for algorithm in ConvolutionAlgorithm.allCases {
-                try assertBatchMatchesSingles(cfg: cfg, batch: 3, algorithm: algorithm,
-                                              "blocks \(im2colBlock)/\(winogradBlock), bands \(bands), \(algorithm)")
+                for packed in [true, false] {
+                    let options = ExecutionOptions(threads: 2, convolutionAlgorithm: algorithm, usesPackedKernel: packed,
+                                                   blocking: blocking)
+                    try assertBatchMatchesSingles(cfg: cfg, batch: 3, options: options,
+                                                  "blocks \(im2colBlock)/\(winogradBlock), bands \(bands), \(algorithm), packed \(packed)")
+                }
             }
         }
     }
@@ -109,7 +110,7 @@ final class BatchTests: XCTestCase {
         var generator = SplitMix64(state: 21)
         for trial in 0..<15 {
             let cfg = MemoryPlanTests.randomCfg(&generator)
-            try assertBatchMatchesSingles(cfg: cfg, batch: 2 + trial % 3, algorithm: .auto, "trial \(trial):\n\(cfg)")
+            try assertBatchMatchesSingles(cfg: cfg, batch: 2 + trial % 3, "trial \(trial):\n\(cfg)")
         }
     }
 
@@ -121,31 +122,32 @@ final class BatchTests: XCTestCase {
         for name in ["zoo2-v4tiny.cfg", "zoo2-pjreddie.cfg", "zoo5-crop.cfg", "zoo5-newcoords.cfg", "zoo5-local.cfg",
                      "shortcut-weighted.cfg"] {
             let cfg = try String(contentsOf: TestData.fixture(name), encoding: .utf8)
-            try assertBatchMatchesSingles(cfg: cfg, batch: 3, algorithm: .auto, name)
+            try assertBatchMatchesSingles(cfg: cfg, batch: 3, name)
         }
         let depth = "[net]\nwidth=9\nheight=7\nchannels=3\n[convolutional]\nfilters=6\nsize=3\npad=1\nactivation=leaky\n"
             + "[maxpool]\nmaxpool_depth=1\nout_channels=2\n[convolutional]\nfilters=4\nsize=1\nactivation=linear\n"
-        try assertBatchMatchesSingles(cfg: depth, batch: 3, algorithm: .auto, "maxpool_depth")
+        try assertBatchMatchesSingles(cfg: depth, batch: 3, "maxpool_depth")
         try assertBatchMatchesSingles(cfg: try String(contentsOfFile: TestData.cfg("darknet"), encoding: .utf8),
-                                      width: 64, height: 64, batch: 2, algorithm: .auto, "darknet.cfg at 64")
+                                      width: 64, height: 64, batch: 2, "darknet.cfg at 64")
     }
 
     /// yolov3-tiny at 416 with its real weights on three photos: each image's `[yolo]` outputs
-    /// in a batch of 3 are the ones it gets alone.
+    /// in a batch of 3 are the bits it gets alone.
     func testYolov3TinyBatchOfPhotosMatchesSingles() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"))
         let weights = try WeightsReader.read(contentsOf: try TestData.path("yolov3-tiny.weights"), for: model)
-        let detector = try Detector(model: model, weights: weights)
+        let prepared = try PreparedModel(model: model, weights: weights)
+        let detector = try Detector(prepared)
         let images = try ["dog", "person", "horses"].map { try detector.prepare(Image(contentsOf: TestData.path("data/\($0).jpg"))).data }
-        let single = try Network(model: model, weights: weights)
-        let batched = try Network(model: model, weights: weights, batch: 3)
+        let single = try Network(prepared)
+        let batched = try Network(prepared, batch: 3)
         let outputs = try batched.forward(batch: images)
         for (b, image) in images.enumerated() {
             let alone = try single.forward(image)
             XCTAssertEqual(outputs[b].map(\.layer), alone.map(\.layer))
             for (ours, expected) in zip(outputs[b], alone) {
                 XCTAssertEqual(ours.shape, expected.shape)
-                XCTAssertLessThanOrEqual(Self.worst(ours.values, expected.values), 1e-5, "image \(b), layer \(ours.layer)")
+                XCTAssertEqual(ours.values.map(\.bitPattern), expected.values.map(\.bitPattern), "image \(b), layer \(ours.layer)")
             }
         }
     }
@@ -153,17 +155,17 @@ final class BatchTests: XCTestCase {
     /// A layer that needs parameters and has none is an error at init, not a trap in forward.
     func testMissingParametersAreAnError() throws {
         let model = try ModelDescription(text: "[net]\nwidth=4\nheight=4\nchannels=1\n[maxpool]\nsize=2\nstride=2\n[convolutional]\nfilters=2\n")
-        XCTAssertThrowsError(try Network(model: model, weights: [:])) { error in
+        XCTAssertThrowsError(try Network(model: model, weights: ModelWeights())) { error in
             XCTAssertEqual(error as? NetworkError, .missingParameters(layer: 1, type: "convolutional"))
         }
     }
 
     func testBatchErrors() throws {
         let model = try ModelDescription(text: "[net]\nwidth=4\nheight=4\nchannels=1\n[maxpool]\nsize=2\nstride=2\n")
-        XCTAssertThrowsError(try Network(model: model, weights: [:], batch: 0)) { error in
+        XCTAssertThrowsError(try Network(model: model, weights: ModelWeights(), batch: 0)) { error in
             XCTAssertEqual(error as? NetworkError, .invalidBatch(0, maximum: Network.maximumBatch))
         }
-        let network = try Network(model: model, weights: [:], batch: 2)
+        let network = try Network(model: model, weights: ModelWeights(), batch: 2)
         XCTAssertThrowsError(try network.forward(batch: [[Float](repeating: 0, count: 16)])) { error in
             XCTAssertEqual(error as? NetworkError, .batchCount(expected: 2, actual: 1))
         }
@@ -199,14 +201,17 @@ final class BatchTests: XCTestCase {
 
     // MARK: - Helpers
 
+    /// Every layer's output of each image of a batch is the bits it gets alone (the batch's
+    /// GEMMs cut each image's columns as if alone, Winograd's products run image by image).
     func assertBatchMatchesSingles(cfg: String, width: Int? = nil, height: Int? = nil, batch: Int,
-                                   algorithm: ConvolutionAlgorithm, _ name: String,
+                                   options: ExecutionOptions = .init(threads: 2), _ name: String,
                                    file: StaticString = #filePath, line: UInt = #line) throws {
         let model = try ModelDescription(text: cfg, width: width, height: height)
         let bytes = SyntheticWeights.bytes(for: model, seed: 7)
         let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
-        let single = try Network(model: model, weights: weights, algorithm: algorithm)
-        let batched = try Network(model: model, weights: weights, algorithm: algorithm, batch: batch)
+        let prepared = try PreparedModel(model: model, weights: weights, options: options, batch: batch)
+        let single = try Network(prepared)
+        let batched = try Network(prepared, batch: batch)
         let images = (0..<batch).map { Self.image(model.inputShape, variant: $0) }
         // Every layer, not only the outputs: the observer sees the channel-major batch.
         var batchedLayers: [[Float]] = []
@@ -220,8 +225,8 @@ final class BatchTests: XCTestCase {
             try single.forward(image) { layer, values in
                 let count = layer.output.count
                 let ours = Array(batchedLayers[index][(b * count)..<((b + 1) * count)])
-                let worst = Self.worst(ours, Array(values))
-                XCTAssertLessThanOrEqual(worst, 1e-5, "\(name): image \(b), layer \(layer.index)", file: file, line: line)
+                XCTAssertEqual(ours.map(\.bitPattern), values.map(\.bitPattern), "\(name): image \(b), layer \(layer.index)",
+                               file: file, line: line)
                 index += 1
             }
         }

@@ -40,10 +40,13 @@ final class CfgParserTests: XCTestCase {
             guard case .unreadable(let file, _)? = error as? CfgError else { return XCTFail("\(error)") }
             XCTAssertEqual(file, "/nonexistent/x.cfg")
         }
-        let huge = String(repeating: "#", count: CfgParser.maximumFileSize + 1)
+        let huge = String(repeating: "#", count: ModelLimits().maximumCfgBytes + 1)
         XCTAssertThrowsError(try CfgParser.parse(text: huge, file: "big.cfg")) { error in
             guard case .tooLarge(let file, _, _)? = error as? CfgError else { return XCTFail("\(error)") }
             XCTAssertEqual(file, "big.cfg")
+        }
+        XCTAssertThrowsError(try CfgParser.parse(text: "[net]\n", file: "small.cfg", maximumBytes: 5)) { error in
+            XCTAssertEqual(error as? CfgError, .tooLarge(file: "small.cfg", bytes: 6, limit: 5))
         }
     }
 

@@ -20,17 +20,13 @@ final class ClassNamesTests: XCTestCase {
         XCTAssertThrowsError(try ClassNames.parse(Data([0x64, 0x6F, 0x67, 0x00, 0x01]), file: "w.weights")) { error in
             XCTAssertEqual(error as? ClassNames.Error, .binary(file: "w.weights", offset: 3))
         }
-        let saved = ClassNames.maximumFileSize
-        defer { ClassNames.maximumFileSize = saved }
-        ClassNames.maximumFileSize = 8
-        XCTAssertThrowsError(try ClassNames.parse(Data("a\nb\nc\nd\ne\n".utf8), file: "big.names")) { error in
+        XCTAssertThrowsError(try ClassNames.parse(Data("a\nb\nc\nd\ne\n".utf8), file: "big.names", maximumBytes: 8)) { error in
             XCTAssertEqual(error as? ClassNames.Error, .tooLarge(file: "big.names", bytes: 10, limit: 8))
         }
         let file = try TestData.temporaryFile(Data("a\nb\nc\nd\ne\n".utf8), name: "big.names", testCase: self)
-        XCTAssertThrowsError(try ClassNames.load(contentsOf: file)) { error in
+        XCTAssertThrowsError(try ClassNames.load(contentsOf: file, maximumBytes: 8)) { error in
             XCTAssertEqual(error as? ClassNames.Error, .tooLarge(file: file, bytes: 10, limit: 8))
         }
-        ClassNames.maximumFileSize = saved
         XCTAssertThrowsError(try ClassNames.load(contentsOf: "/nonexistent/coco.names")) { error in
             guard case .unreadable(let path, _)? = error as? ClassNames.Error else { return XCTFail("\(error)") }
             XCTAssertEqual(path, "/nonexistent/coco.names")

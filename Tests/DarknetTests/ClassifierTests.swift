@@ -17,7 +17,7 @@ final class ClassifierTests: XCTestCase {
     /// softmax(2, 1, 0) = e²/(e²+e+1) …, whatever its pixels.
     func testClassifyRunsTheNetworkOnTheLetterboxedImage() throws {
         let model = try ModelDescription(text: "[net]\nwidth=8\nheight=8\nchannels=3\n[avgpool]\n[connected]\noutput=3\nactivation=linear\n[softmax]\n")
-        let parameters = [1: ConvolutionWeights(weights: [Float](repeating: 0, count: 9), biases: [2, 1, 0])]
+        let parameters = ModelWeights([1: .connected(ConnectedWeights(weights: [Float](repeating: 0, count: 9), biases: [2, 1, 0]))])
         let classifier = try Classifier(model: model, weights: parameters, labels: ["cat", "dog", "bird"])
         let image = Image(width: 5, height: 3, channels: 3, data: [Float](repeating: 0.3, count: 45))
         let prepared = classifier.prepare(image)
@@ -31,7 +31,7 @@ final class ClassifierTests: XCTestCase {
 
     func testLabelCountMustMatchTheOutputs() throws {
         let model = try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=2\n[softmax]\n")
-        XCTAssertThrowsError(try Classifier(model: model, weights: [:], labels: ["only one"])) { error in
+        XCTAssertThrowsError(try Classifier(model: model, weights: ModelWeights(), labels: ["only one"])) { error in
             XCTAssertEqual(error as? Classifier.Error, .labelCount(labels: 1, outputs: 2))
         }
     }

@@ -9,22 +9,18 @@ import YOLO
 /// GEMM splits output columns between workers, each column's dot products keep their order,
 /// so the detections must be bit-identical whatever the thread count (no tolerance needed).
 final class DetectorDeterminismTests: XCTestCase {
-    func makeDetector() throws -> Detector {
+    func makeDetector(threads: Int? = nil) throws -> Detector {
         try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"),
-                     options: DetectorOptions(width: 224, height: 224))
+                     options: DetectorOptions(width: 224, height: 224, execution: ExecutionOptions(threads: threads)))
     }
 
-    /// 20 runs with 1 thread and 20 with 2: every run equals the first, float for float.
-    func testTwentyRunsAndOneOrTwoThreadsGiveBitIdenticalDetections() throws {
-        let detector = try makeDetector()
+    /// 20 runs on 1 thread and 20 on 2 and 3: every run equals the first, float for float.
+    func testTwentyRunsOnOneToThreeThreadsGiveBitIdenticalDetections() throws {
         let image = try Image(contentsOf: try TestData.path("data/dog.jpg"))
-        let saved = GEMM.threads
-        defer { GEMM.threads = saved }
-        GEMM.threads = 1
-        let first = try detector.detect(in: image)
+        let first = try makeDetector(threads: 1).detect(in: image)
         XCTAssertFalse(first.isEmpty)
-        for threads in [1, 2] {
-            GEMM.threads = threads
+        for threads in [1, 2, 3] {
+            let detector = try makeDetector(threads: threads)
             for run in 0..<20 {
                 let again = try detector.detect(in: image)
                 XCTAssertEqual(again, first, "threads \(threads) run \(run)")

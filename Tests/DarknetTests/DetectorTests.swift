@@ -77,8 +77,8 @@ final class DetectorTests: XCTestCase {
         let image = try Image(contentsOf: try TestData.path("data/dog.jpg"))
         for algorithm in ConvolutionAlgorithm.allCases {
             let detector = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"),
-                                        options: DetectorOptions(convolutionAlgorithm: algorithm))
-            XCTAssertEqual(detector.model.convolutionMethods(.im2col).compactMap { $0 }.count, 13)
+                                        options: DetectorOptions(execution: ExecutionOptions(convolutionAlgorithm: algorithm)))
+            XCTAssertEqual(detector.model.convolutionMethods(ExecutionOptions(convolutionAlgorithm: .im2col)).compactMap { $0 }.count, 13)
             assertMatchesDarknet(try detector.detect(in: image), golden, image: image)
         }
     }
@@ -113,7 +113,7 @@ final class DetectorTests: XCTestCase {
                                               from: Data(contentsOf: try TestData.fixture("yolov3-tiny-dog.json")))
         for algorithm in ConvolutionAlgorithm.allCases {
             let detector = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"),
-                                        options: DetectorOptions(convolutionAlgorithm: algorithm))
+                                        options: DetectorOptions(execution: ExecutionOptions(convolutionAlgorithm: algorithm)))
             let alone = try images.map { try detector.detect(in: $0) }
             XCTAssertEqual(try detector.detect(in: images), alone, "\(algorithm)")
             XCTAssertEqual(try detector.detect(in: Array(images[2...4])), Array(alone[2...4]), "\(algorithm), batch of 3")

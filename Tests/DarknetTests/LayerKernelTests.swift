@@ -2,9 +2,9 @@
 import XCTest
 
 /// Runs one small network on a given input with given conv parameters and returns every layer's output.
-func runLayers(_ cfg: String, input: [Float], weights: [Int: ConvolutionWeights] = [:]) throws -> [[Float]] {
+func runLayers(_ cfg: String, input: [Float], weights: ModelWeights = ModelWeights(), threads: Int = 2) throws -> [[Float]] {
     let model = try ModelDescription(text: cfg)
-    let network = try Network(model: model, weights: weights)
+    let network = try Network(model: model, weights: weights, options: ExecutionOptions(threads: threads))
     var outputs: [[Float]] = []
     try network.forward(input) { _, values in outputs.append(Array(values)) }
     return outputs
@@ -81,9 +81,6 @@ final class MaxpoolTests: XCTestCase {
         }
         var generator = SplitMix64(state: 11)
         for threads in [1, 2] {
-            let saved = GEMM.threads
-            GEMM.threads = threads
-            defer { GEMM.threads = saved }
             for c in cases {
                 let pool = Maxpool(size: c.size, stride: c.stride, padding: c.padding)
                 let inputShape = TensorShape(channels: c.channels, height: c.height, width: c.width)
@@ -102,7 +99,8 @@ final class MaxpoolTests: XCTestCase {
                 var reference = [Float](repeating: .nan, count: outputShape.count)
                 input.withUnsafeBufferPointer { i in
                     fast.withUnsafeMutableBufferPointer {
-                        pool.forward(input: i.baseAddress!, inputShape: inputShape, output: $0.baseAddress!, outputShape: outputShape)
+                        pool.forward(input: i.baseAddress!, inputShape: inputShape, output: $0.baseAddress!, outputShape: outputShape,
+                                     threads: threads)
                     }
                     reference.withUnsafeMutableBufferPointer {
                         pool.forwardReference(input: i.baseAddress!, inputShape: inputShape, output: $0.baseAddress!, outputShape: outputShape)
@@ -150,8 +148,6 @@ final class ShortcutTests: XCTestCase {
     /// Large same-shape shortcuts are split across the workers: every element is still darknet's
     /// `alpha·out + beta·add`, then the activation, on one worker and on two.
     func testLargeShortcutIsTheSameOnOneAndTwoWorkers() {
-        let saved = GEMM.threads
-        defer { GEMM.threads = saved }
         let count = 208 * 208 * 3 + 5
         let input = (0..<count).map { Float($0 % 1013) / 37 - 13 }
         let source = (0..<count).map { Float($0 % 997) / 29 - 17 }
@@ -159,10 +155,9 @@ final class ShortcutTests: XCTestCase {
             let shortcut = Shortcut(source: 0, activation: .leaky, alpha: alpha, beta: beta)
             let expected = (0..<count).map { Activation.leaky.value(alpha == 1 && beta == 1 ? input[$0] + source[$0] : alpha * input[$0] + beta * source[$0]) }
             for threads in [1, 2] {
-                GEMM.threads = threads
                 var output = [Float](repeating: .nan, count: count)
                 output.withUnsafeMutableBufferPointer { out in
-                    shortcut.forward(input: input, source: source, output: out.baseAddress!, count: count)
+                    shortcut.forward(input: input, source: source, output: out.baseAddress!, count: count, threads: threads)
                 }
                 XCTAssertTrue(zip(output, expected).allSatisfy { $0.bitPattern == $1.bitPattern }, "alpha \(alpha), \(threads) threads")
             }
@@ -210,8 +205,6 @@ final class YoloTests: XCTestCase {
     /// class planes are long enough to be split across them): every element is the scalar
     /// formula's, w and h are untouched, and scale_x_y applies to x and y after the logistic.
     func testLargeHeadOnAnyWorkerCountIsTheScalarFormula() throws {
-        let saved = GEMM.threads
-        defer { GEMM.threads = saved }
         let (plane, entries) = (26 * 25, 85)
         let input = (0..<3 * entries * plane).map { Float($0 % 3001 - 1500) / 211 }
         func logistic(_ x: Float) -> Float { Float(1 / (1 + exp(-Double(x)))) }
@@ -225,8 +218,7 @@ final class YoloTests: XCTestCase {
                 if entry < 2 && !scale.isEmpty { expected[i] = expected[i] * 1.1 + -0.5 * (1.1 - 1) }
             }
             for threads in [1, 2, 3] {
-                GEMM.threads = threads
-                let out = try runLayers(cfg, input: input)[0]
+                let out = try runLayers(cfg, input: input, threads: threads)[0]
                 XCTAssertTrue(zip(out, expected).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(threads) workers, '\(scale)'")
             }
         }

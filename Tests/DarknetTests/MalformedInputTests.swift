@@ -82,9 +82,9 @@ final class MalformedInputTests: XCTestCase {
     }
 
     /// Parses `text`; returns the error (nil when it loads).
-    static func cfgError(_ text: String) -> CfgError? {
+    static func cfgError(_ text: String, limits: ModelLimits = .init()) -> CfgError? {
         do {
-            _ = try ModelDescription(text: text, file: file)
+            _ = try ModelDescription(text: text, file: file, limits: limits)
             return nil
         } catch let error as CfgError {
             return error
@@ -263,15 +263,14 @@ final class MalformedInputTests: XCTestCase {
     }
 
     func testCfgOverFileSizeLimit() {
-        let text = Self.base + String(repeating: "# padding\n", count: (CfgParser.maximumFileSize / 10) + 1)
+        let text = Self.base + String(repeating: "# padding\n", count: (ModelLimits().maximumCfgBytes / 10) + 1)
         XCTAssertEqual(Self.cfgError(text).map(Self.kind), "tooLarge")
     }
 
     func testMoreLayersThanTheLimit() {
-        let saved = ModelDescription.maximumLayers
-        defer { ModelDescription.maximumLayers = saved }
-        ModelDescription.maximumLayers = 5
-        let error = Self.cfgError(Self.base)
+        var limits = ModelLimits()
+        limits.maximumLayers = 5
+        let error = Self.cfgError(Self.base, limits: limits)
         XCTAssertEqual(error.map(Self.kind), "unsupported")
         XCTAssertEqual(error?.location?.line, 35) // the 6th layer section: [convolutional] filters=21
     }

@@ -65,11 +65,9 @@ final class MemoryPlanTests: XCTestCase {
 
     /// Fused shortcuts change nothing: unobserved (each convolution adds its shortcut's source
     /// in its epilogue), the outputs are the bits of the plan where every shortcut adds into its
-    /// own block, for every convolution method (Winograd both ways round, streamed, im2col in
-    /// whole matrices and in bands), one image and two.
+    /// own block, for every convolution method (Winograd transformed at load and streamed, im2col
+    /// in whole matrices and in bands), one image and two.
     func testFusedShortcutsGiveTheSameOutputs() throws {
-        let saved = (Im2colBands.bandFloats, Im2colBands.minimumColumns)
-        defer { (Im2colBands.bandFloats, Im2colBands.minimumColumns) = saved }
         var generator = SplitMix64(state: 21)
         var fused = 0
         for trial in 0..<60 {
@@ -79,14 +77,16 @@ final class MemoryPlanTests: XCTestCase {
             let bytes = SyntheticWeights.bytes(for: model, seed: UInt64(trial))
             let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
             let image = SyntheticWeights.input(model.inputShape)
-            for algorithm in [ConvolutionAlgorithm.im2col, .winograd, .winogradF2, .winogradF2Streamed] {
+            for algorithm in [ConvolutionAlgorithm.im2col, .winograd, .winogradStreamed] {
                 // Bands on the 8×8 images every other trial (`Im2colBands`: 2 rows a band).
-                (Im2colBands.bandFloats, Im2colBands.minimumColumns) = trial % 2 == 0 ? saved : (16, 8)
+                var blocking = Blocking()
+                if trial % 2 == 1 { (blocking.bandFloats, blocking.bandMinimumColumns) = (16, 8) }
+                let options = ExecutionOptions(threads: 2, convolutionAlgorithm: algorithm, blocking: blocking)
                 for batch in [1, 2] {
                     let input = Array([[Float]](repeating: image, count: batch).joined())
+                    let prepared = try PreparedModel(model: model, weights: weights, options: options, batch: batch)
                     let outputs = try [true, false].map { inPlace in
-                        try Network(model: model, weights: weights, algorithm: algorithm, batch: batch, inPlaceRoutes: true,
-                                    inPlaceShortcuts: inPlace).forward(input).map(\.values)
+                        try Network(prepared, batch: batch, inPlaceRoutes: true, inPlaceShortcuts: inPlace).forward(input).map(\.values)
                     }
                     XCTAssertEqual(outputs[0].map { $0.map(\.bitPattern) }, outputs[1].map { $0.map(\.bitPattern) },
                                    "trial \(trial), \(algorithm), batch \(batch):\n\(text)")
@@ -133,10 +133,11 @@ final class MemoryPlanTests: XCTestCase {
             let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
             let input = SyntheticWeights.input(model.inputShape)
             var copied: [[Float]] = []
-            try Network(model: model, weights: weights, algorithm: .auto, inPlaceRoutes: false, inPlaceShortcuts: false)
+            let prepared = try PreparedModel(model: model, weights: weights)
+            try Network(prepared, inPlaceRoutes: false, inPlaceShortcuts: false)
                 .forward(input) { _, values in copied.append(Array(values)) }
             var inPlace: [[Float]] = []
-            try Network(model: model, weights: weights, algorithm: .auto, inPlaceRoutes: true)
+            try Network(prepared, inPlaceRoutes: true)
                 .forward(input) { _, values in inPlace.append(Array(values)) }
             XCTAssertEqual(inPlace, copied, "trial \(trial):\n\(text)")
         }

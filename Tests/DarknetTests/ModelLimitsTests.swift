@@ -24,10 +24,9 @@ final class ModelLimitsTests: XCTestCase {
             XCTAssertEqual(location.line, 7)
             XCTAssertEqual(location.key, "filters")
         }
-        let saved = ModelDescription.maximumChannels
-        defer { ModelDescription.maximumChannels = saved }
-        ModelDescription.maximumChannels = 1 << 17
-        XCTAssertEqual(try ModelDescription(text: Self.cfg, file: "wide.cfg").layers[0].output.channels, 70000)
+        var limits = ModelLimits()
+        limits.maximumChannels = 1 << 17
+        XCTAssertEqual(try ModelDescription(text: Self.cfg, file: "wide.cfg", limits: limits).layers[0].output.channels, 70000)
     }
 
     /// 8 filters × 3 channels × 16384² taps = 6.4e9 weights > 2^31: refused naming the count.

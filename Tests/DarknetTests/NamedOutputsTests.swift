@@ -16,7 +16,7 @@ final class NamedOutputsTests: XCTestCase {
 
     func testLastLayerWithoutYolo() throws {
         let model = try ModelDescription(text: "[net]\nwidth=4\nheight=4\nchannels=1\n[maxpool]\nsize=2\nstride=2\n")
-        let network = try Network(model: model, weights: [:])
+        let network = try Network(model: model, weights: ModelWeights())
         XCTAssertEqual(network.outputNames, ["maxpool_0"])
     }
 }

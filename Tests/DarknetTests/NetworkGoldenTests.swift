@@ -45,7 +45,8 @@ extension XCTestCase {
                        "the Swift generator differs from the oracle's", file: file, line: line)
         let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
         for algorithm in ConvolutionAlgorithm.allCases {
-            try assertMatchesGolden(Network(model: model, weights: weights, algorithm: algorithm), golden, tolerance: 1e-4,
+            let options = ExecutionOptions(convolutionAlgorithm: algorithm)
+            try assertMatchesGolden(Network(model: model, weights: weights, options: options), golden, tolerance: 1e-4,
                                     file: file, line: line)
         }
     }

@@ -17,11 +17,8 @@ final class NetworkTests: XCTestCase {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 128, height: 128)
         let bytes = SyntheticWeights.bytes(for: model, seed: 4)
         let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
-        let network = try Network(model: model, weights: weights)
+        let network = try Network(model: model, weights: weights, options: ExecutionOptions(threads: 1))
         let input = SyntheticWeights.input(model.inputShape)
-        let threads = GEMM.threads
-        GEMM.threads = 1
-        defer { GEMM.threads = threads }
         try input.withUnsafeBufferPointer { input in
             let first = try network.forwardViews(input)
             let arena = network.arenaBase
@@ -95,7 +92,7 @@ final class NetworkTests: XCTestCase {
 
     func testForwardViewsRejectsAWrongInputSize() throws {
         let model = try ModelDescription(text: "[net]\nwidth=4\nheight=4\nchannels=1\n[maxpool]\nsize=2\nstride=2\n")
-        let network = try Network(model: model, weights: [:])
+        let network = try Network(model: model, weights: ModelWeights())
         let input = [Float](repeating: 0, count: 15)
         XCTAssertThrowsError(try input.withUnsafeBufferPointer { try network.forwardViews($0) }) { error in
             guard case NetworkError.inputSize(_, 15)? = error as? NetworkError else { return XCTFail("\(error)") }

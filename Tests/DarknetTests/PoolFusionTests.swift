@@ -1,9 +1,10 @@
 import XCTest
 @testable import Darknet
+import Kernels
 
 /// 2×2 stride-2 `[maxpool]` layers computed by the convolution before them (`Network.fusedPools`):
-/// the pooled rows, the Winograd output transform and im2col bands that pool, and whole networks
-/// whose fused outputs must be the bits of the layers run apart.
+/// the pooled rows and whole networks whose fused outputs must be the bits of the layers run
+/// apart (the routes that pool are tested in `WinogradTests` and `PreparedConvolutionTests`).
 final class PoolFusionTests: XCTestCase {
     /// Mostly −0, +0 and negative values, some NaNs (skipped by `>`) and a few positive ones:
     /// the first of equal values is kept, so the sign of a pooled zero shows the tap order.
@@ -19,7 +20,7 @@ final class PoolFusionTests: XCTestCase {
         }
     }
 
-    /// `poolRows` on each pair of rows gives `Maxpool.forward`'s rows (padding 0 and 1, widths
+    /// `Pool2x2.poolRows` on each pair of rows gives `Maxpool.forward`'s rows (padding 0 and 1, widths
     /// below, at and past the 8-wide vector).
     func testPoolRowsAreTheForwardPool() {
         var generator = SplitMix64(state: 3)
@@ -35,11 +36,11 @@ final class PoolFusionTests: XCTestCase {
                 input.withUnsafeBufferPointer { i in
                     expected.withUnsafeMutableBufferPointer {
                         pool.forward(input: i.baseAddress!, inputShape: shape, output: $0.baseAddress!,
-                                     outputShape: pool.outputShape(input: shape)!)
+                                     outputShape: pool.outputShape(input: shape)!, threads: 2)
                     }
                     pooled.withUnsafeMutableBufferPointer { o in
                         for row in 0..<(shape.channels * height / 2) {
-                            Maxpool.poolRows(i.baseAddress! + 2 * row * width, width: width, into: o.baseAddress! + row * width / 2)
+                            Pool2x2.poolRows(i.baseAddress! + 2 * row * width, width: width, into: o.baseAddress! + row * width / 2)
                         }
                     }
                 }
@@ -62,73 +63,6 @@ final class PoolFusionTests: XCTestCase {
         XCTAssertFalse(Maxpool(size: 2, stride: 2, padding: 1).halves(TensorShape(channels: 3, height: 26, width: 13)))
     }
 
-    /// The pooled filter-major output transform gives the pool of the plain output, bit for bit:
-    /// F(4×4) and F(2×2), one image and two, whole and blocked passes, partial tiles.
-    func testWinogradPoolsItsOutputRows() {
-        let saved = Winograd.blockFloats
-        defer { Winograd.blockFloats = saved }
-        var generator = SplitMix64(state: 7)
-        // (channels, height, width, filters, pad): even outputs only.
-        let cases = [(3, 4, 4, 2, 1), (2, 6, 10, 3, 1), (3, 8, 20, 4, 0), (5, 26, 26, 9, 1), (21, 14, 14, 70, 1),
-                     (3, 6, 38, 4, 1), (67, 10, 18, 33, 1)]
-        let pool = Maxpool(size: 2, stride: 2, padding: 1)
-        for blockFloats in [saved, 3000] {
-            Winograd.blockFloats = blockFloats
-            for variant in [Winograd.Variant.f4, .f2] {
-                for (channels, height, width, filters, pad) in cases {
-                    for batch in [1, 2] {
-                        let (outHeight, outWidth) = (height + 2 * pad - 2, width + 2 * pad - 2)
-                        let spatial = outHeight * outWidth
-                        let input = (0..<(batch * channels * height * width)).map { _ in generator.uniform(-1, 1) }
-                        let weights = (0..<(filters * channels * 9)).map { _ in generator.uniform(-1, 1) }
-                        let biases = (0..<filters).map { _ in generator.uniform(-1, 1) }
-                        let transformed = weights.withUnsafeBufferPointer {
-                            Winograd.transformWeights(variant, $0, filters: filters, channels: channels, orientation: .filterMajor)
-                        }
-                        // Image-major input, channel-major output (as `Network` keeps a batch).
-                        func run(pooling: Bool) -> (output: [Float], pooled: [Float]) {
-                            var workspace = [Float](repeating: .nan, count: Winograd.workspaceCount(
-                                variant, channels: channels, filters: filters, outHeight: outHeight, outWidth: outWidth, batch: batch))
-                            var output = [Float](repeating: .nan, count: batch * filters * spatial)
-                            var pooled = [Float](repeating: .nan, count: batch * filters * spatial / 4)
-                            var timer: PhaseTimer? = nil
-                            workspace.withUnsafeMutableBufferPointer { w in
-                                output.withUnsafeMutableBufferPointer { o in
-                                    pooled.withUnsafeMutableBufferPointer { p in
-                                        let destination = pooling ? Winograd.PooledOutput(
-                                            base: p.baseAddress!, imageStride: spatial / 4, channelStride: batch * spatial / 4) : nil
-                                        Winograd.forward(variant, input: input, channels: channels, height: height, width: width,
-                                                         pad: pad, output: o.baseAddress!, filters: filters, outHeight: outHeight,
-                                                         outWidth: outWidth, transformed: transformed, biases: biases,
-                                                         activation: .leaky, workspace: w.baseAddress!, batch: batch,
-                                                         inputStride: channels * height * width, outputStride: spatial,
-                                                         inputChannelStride: height * width, outputChannelStride: batch * spatial,
-                                                         pooled: destination, timer: &timer)
-                                    }
-                                }
-                            }
-                            return (output, pooled)
-                        }
-                        let plain = run(pooling: false).output
-                        let (untouched, pooled) = run(pooling: true)
-                        let label = "\(variant) \(channels)×\(height)×\(width) → \(filters), pad \(pad), batch \(batch), block \(blockFloats)"
-                        // Channel-major output: filters × batch planes, each pooled on its own.
-                        let stacked = TensorShape(channels: filters * batch, height: outHeight, width: outWidth)
-                        var expected = [Float](repeating: .nan, count: pooled.count)
-                        plain.withUnsafeBufferPointer { p in
-                            expected.withUnsafeMutableBufferPointer {
-                                pool.forward(input: p.baseAddress!, inputShape: stacked, output: $0.baseAddress!,
-                                             outputShape: pool.outputShape(input: stacked)!)
-                            }
-                        }
-                        XCTAssertEqual(pooled.map(\.bitPattern), expected.map(\.bitPattern), label)
-                        XCTAssertTrue(untouched.allSatisfy(\.isNaN), "\(label): the plain output was written")
-                    }
-                }
-            }
-        }
-    }
-
     /// yolov3-tiny at 416 under `auto`: its stride-2 pools after layers 0, 2, 4 and 6 are fused
     /// (layer 8's output is also routed, so pool 9 runs apart; pool 11 has stride 1), and the
     /// `[yolo]` outputs are the bits of a pass that runs every layer apart.
@@ -138,7 +72,7 @@ final class PoolFusionTests: XCTestCase {
         let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
         let network = try Network(model: model, weights: weights)
         XCTAssertEqual(network.fusedPools.indices.filter { network.fusedPools[$0] }, [1, 3, 5, 7])
-        XCTAssertEqual(network.methods[0], .im2col)  // in bands
+        XCTAssertEqual(network.methods[0], .im2colBands)
         let input = SyntheticWeights.input(model.inputShape)
         let fused = try network.forward(input).map { $0.values.map(\.bitPattern) }
         let apart = try network.forward(input, observer: { _, _ in }).map { $0.values.map(\.bitPattern) }
@@ -148,11 +82,9 @@ final class PoolFusionTests: XCTestCase {
     /// Random cfgs of 3×3 and 1×1 convolutions, 2×2 stride-2 pools and single-source routes
     /// (which keep some convolutions' outputs read twice, so their pools run apart): unobserved
     /// passes (pools fused) give the bits of observed ones (every layer run apart), for every
-    /// method (Winograd both ways round, streamed, im2col in whole matrices and in bands), one
-    /// image and two.
+    /// method (Winograd transformed at load and streamed, im2col in whole matrices and in
+    /// bands), one image and two.
     func testFusedPoolsGiveTheSameOutputs() throws {
-        let saved = (Im2colBands.bandFloats, Im2colBands.minimumColumns)
-        defer { (Im2colBands.bandFloats, Im2colBands.minimumColumns) = saved }
         var generator = SplitMix64(state: 31)
         var fused: [ConvolutionMethod: Int] = [:]
         for trial in 0..<40 {
@@ -166,10 +98,12 @@ final class PoolFusionTests: XCTestCase {
             let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
             let image = SyntheticWeights.input(model.inputShape)
             // Bands of a few rows every other trial (none on these small images otherwise).
-            (Im2colBands.bandFloats, Im2colBands.minimumColumns) = trial % 2 == 0 ? saved : (1 << 12, 8)
-            for algorithm in [ConvolutionAlgorithm.im2col, .winograd, .winogradF2, .winogradF2Streamed] {
+            var blocking = Blocking()
+            if trial % 2 == 1 { (blocking.bandFloats, blocking.bandMinimumColumns) = (1 << 12, 8) }
+            for algorithm in [ConvolutionAlgorithm.im2col, .winograd, .winogradStreamed] {
                 for batch in [1, 2] {
-                    let network = try Network(model: model, weights: weights, algorithm: algorithm, batch: batch)
+                    let options = ExecutionOptions(threads: 2, convolutionAlgorithm: algorithm, blocking: blocking)
+                    let network = try Network(model: model, weights: weights, options: options, batch: batch)
                     for (index, isFused) in network.fusedPools.enumerated() where isFused {
                         fused[network.methods[index - 1]!, default: 0] += 1
                     }
@@ -181,10 +115,11 @@ final class PoolFusionTests: XCTestCase {
                 }
             }
         }
-        for method in [ConvolutionMethod.im2col, .winograd, .winogradF2] {
+        for method in [ConvolutionMethod.im2colBands, .winograd] {
             XCTAssertGreaterThanOrEqual(fused[method, default: 0], 8, "\(method): the random cfgs should fuse pools")
         }
-        XCTAssertNil(fused[.winogradF2Streamed], "streamed products are never pooled")
+        XCTAssertNil(fused[.winogradStreamed], "streamed products are never pooled")
+        XCTAssertNil(fused[.im2col], "whole im2col matrices are never pooled")
         XCTAssertNil(fused[.gemm], "1×1 layers are never pooled")
     }
 

@@ -39,7 +39,7 @@ final class RegionTests: XCTestCase {
         let shape = TensorShape(channels: 8, height: 1, width: 2)
         let input: [Float] = [0, 1, -1, 2, 0.5, 0.5, -0.5, 3, 1, 1, 0, 0, 2, -2, 3, 3]
         var output = [Float](repeating: 0, count: 16)
-        region.forward(input: input, output: &output, shape: shape)
+        region.forward(input: input, output: &output, shape: shape, threads: 1)
         func logistic(_ x: Float) -> Float { Activation.logistic.value(x) }
         XCTAssertEqual(Array(output[0..<4]), [logistic(0), logistic(1), logistic(-1), logistic(2)])
         XCTAssertEqual(Array(output[4..<8]), [0.5, 0.5, -0.5, 3])

@@ -19,7 +19,7 @@ final class ShortcutMultilayerTests: XCTestCase {
             let cfg = "[net]\nwidth=1\nheight=1\nchannels=2\n[maxpool]\nsize=1\nstride=1\n[upsample]\nstride=1\nscale=0.5\n"
                 + "[shortcut]\nfrom=0\nweights_type=per_channel\nweights_normalization=\(normalization)\n"
             let model = try ModelDescription(text: cfg)
-            let weights = [2: ConvolutionWeights(weights: [1, 2, -1, 0.5], biases: [])]
+            let weights = ModelWeights([2: .shortcut(ShortcutWeights(weights: [1, 2, -1, 0.5]))])
             var result: [Float] = []
             try Network(model: model, weights: weights).forward([6, 8]) { layer, values in
                 if layer.index == 2 { result = Array(values) }
@@ -50,7 +50,7 @@ final class ShortcutMultilayerTests: XCTestCase {
             let cfg = "[net]\nwidth=1\nheight=1\nchannels=2\n[maxpool]\nsize=1\nstride=1\n[upsample]\nstride=1\nscale=0.5\n"
                 + "[shortcut]\nfrom=-1,-2\n" + extra
             let model = try ModelDescription(text: cfg)
-            let parameters = weights.map { [2: ConvolutionWeights(weights: $0, biases: [])] } ?? [:]
+            let parameters = ModelWeights(weights.map { [2: LayerWeights.shortcut(ShortcutWeights(weights: $0))] } ?? [:])
             var result: [Float] = []
             try Network(model: model, weights: parameters).forward([6, 8]) { layer, values in
                 if layer.index == 2 { result = Array(values) }

@@ -19,9 +19,33 @@ final class WeightsReaderTests: XCTestCase {
     /// 2 biases + 2 scales + 2 means + 2 variances + 18 weights, then 1 bias + 2 weights.
     static let parameterCount = 2 + 2 + 2 + 2 + 18 + 1 + 2
 
+    /// The convolutions' folded parameters read from `bytes`.
     func read(_ bytes: [UInt8], name: String = "m.weights") throws -> [Int: ConvolutionWeights] {
         let model = try self.model
-        return try bytes.withUnsafeBytes { try WeightsReader.read($0, file: name, for: model) }
+        return try bytes.withUnsafeBytes { try WeightsReader.read($0, file: name, for: model) }.layers.compactMapValues {
+            guard case .convolution(let weights) = $0 else { return nil }
+            return weights
+        }
+    }
+
+    /// Every float a layer's parameters hold, as bits (to compare two reads).
+    static func bits(_ weights: LayerWeights) -> [UInt32] {
+        switch weights {
+        case .convolution(let w): (w.weights + w.biases).map(\.bitPattern)
+        case .connected(let w): (w.weights + w.biases).map(\.bitPattern)
+        case .batchnorm(let w): (w.scales + w.offsets).map(\.bitPattern)
+        case .local(let w): (w.weights + w.biases).map(\.bitPattern)
+        case .shortcut(let w): w.weights.map(\.bitPattern)
+        }
+    }
+
+    /// A prepared convolution's weights in its route's layout, and its biases, as bits.
+    static func bits(_ convolution: PreparedConvolution) -> [UInt32] {
+        switch convolution {
+        case .gemm(let route): (route.weights + route.spec.biases).map(\.bitPattern)
+        case .im2col(let route): (route.weights + route.spec.biases).map(\.bitPattern)
+        case .winograd(let route): (route.weights + route.spec.biases).map(\.bitPattern)
+        }
     }
 
     func testExactSizeLoadsAndFoldsBatchNorm() throws {
@@ -54,7 +78,7 @@ final class WeightsReaderTests: XCTestCase {
     func testNarrowSeenHeader() throws {
         // major*10+minor < 2: seen is 4 bytes.
         let weights = try read(file(major: 0, minor: 1, wideSeen: false, floats: [Float](repeating: 1, count: Self.parameterCount)))
-        XCTAssertEqual(weights.count, 2)
+        XCTAssertEqual(weights.count, 2)  // both convolutions
         XCTAssertEqual(try [UInt8](file(major: 0, minor: 1, wideSeen: false, floats: [])).withUnsafeBytes {
             try WeightsReader.readHeader($0, file: "h").size
         }, 16)
@@ -119,22 +143,19 @@ final class WeightsReaderTests: XCTestCase {
     /// value is found wherever it lies (and whichever chunk sees one first), and the values are
     /// copied bit for bit, NaN payloads included.
     func testCopyFloatsFindsTheFirstNonFiniteInAnyChunk() {
-        let saved = GEMM.threads
-        GEMM.threads = 2
-        defer { GEMM.threads = saved }
         var floats = (0..<300_001).map { Float($0) * 0.5 - 7 }
-        let clean = floats.withUnsafeBytes { WeightsReader.copyFloats($0) }
+        let clean = floats.withUnsafeBytes { WeightsReader.copyFloats($0, threads: 2) }
         XCTAssertNil(clean.firstNonFinite)
         XCTAssertEqual(clean.values.map(\.bitPattern), floats.map(\.bitPattern))
         for (positions, first) in [([299_999, 150_001], 150_001), ([65_536], 65_536), ([0, 200_000], 0), ([300_000], 300_000)] {
             var bad = floats
             for (n, i) in positions.enumerated() { bad[i] = n % 2 == 0 ? Float(bitPattern: 0x7FC0_1234) : -.infinity }
-            let copied = bad.withUnsafeBytes { WeightsReader.copyFloats($0) }
+            let copied = bad.withUnsafeBytes { WeightsReader.copyFloats($0, threads: 2) }
             XCTAssertEqual(copied.firstNonFinite, first, "\(positions)")
             XCTAssertEqual(copied.values.map(\.bitPattern), bad.map(\.bitPattern))
         }
         floats[3] = .greatestFiniteMagnitude
-        XCTAssertNil(floats.withUnsafeBytes { WeightsReader.copyFloats($0) }.firstNonFinite)
+        XCTAssertNil(floats.withUnsafeBytes { WeightsReader.copyFloats($0, threads: 2) }.firstNonFinite)
     }
 
     /// Folding splits the filters across workers: the result is the one-thread result.
@@ -142,12 +163,9 @@ final class WeightsReaderTests: XCTestCase {
         let filters = 64, perFilter = 4096
         let weights = (0..<(filters * perFilter)).map { Float(($0 * 7919) % 1000) / 333 - 1.5 }
         let statistics = (0..<filters).map { Float($0 % 13) / 7 + 0.1 }
-        let saved = GEMM.threads
-        defer { GEMM.threads = saved }
         func fold(threads: Int) -> ConvolutionWeights {
-            GEMM.threads = threads
-            return .folding(weights: weights, biases: statistics, scales: statistics.reversed(),
-                            rollingMean: statistics, rollingVariance: statistics.map { $0 * 2 })
+            .folding(weights: weights, biases: statistics, scales: statistics.reversed(),
+                     rollingMean: statistics, rollingVariance: statistics.map { $0 * 2 }, threads: threads)
         }
         let one = fold(threads: 1), two = fold(threads: 2)
         XCTAssertEqual(one.weights.map(\.bitPattern), two.weights.map(\.bitPattern))
@@ -168,11 +186,8 @@ final class WeightsReaderTests: XCTestCase {
                                                                   rollingMean: statistics,
                                                                   rollingVariance: statistics.map { $0 * 2 })
         XCTAssertEqual(biases.map(\.bitPattern), expected.biases.map(\.bitPattern))
-        let saved = GEMM.threads
-        defer { GEMM.threads = saved }
         for threads in [1, 2] {
-            GEMM.threads = threads
-            let (values, bad) = weights.withUnsafeBytes { WeightsReader.copyFloats($0, scaledBy: factors) }
+            let (values, bad) = weights.withUnsafeBytes { WeightsReader.copyFloats($0, scaledBy: factors, threads: threads) }
             XCTAssertNil(bad)
             XCTAssertEqual(values.map(\.bitPattern), expected.weights.map(\.bitPattern), "\(threads) workers")
         }
@@ -184,7 +199,7 @@ final class WeightsReaderTests: XCTestCase {
         var weights = [Float](repeating: 1, count: 200_000)
         weights[10] = .greatestFiniteMagnitude          // × 4 overflows to +inf
         weights[150_000] = .nan
-        let (values, bad) = weights.withUnsafeBytes { WeightsReader.copyFloats($0, scaledBy: [4, 4]) }
+        let (values, bad) = weights.withUnsafeBytes { WeightsReader.copyFloats($0, scaledBy: [4, 4], threads: 2) }
         XCTAssertEqual(values[10], .infinity)
         XCTAssertEqual(bad, 150_000)
     }
@@ -217,18 +232,17 @@ final class WeightsReaderTests: XCTestCase {
         let mapped = try WeightsReader.read(contentsOf: path, for: model)
         let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let inMemory = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: path, for: model) }
-        XCTAssertEqual(mapped.keys.sorted(), inMemory.keys.sorted())
-        for (layer, parameters) in inMemory {
-            XCTAssertEqual(mapped[layer]?.weights, parameters.weights, "layer \(layer)")
-            XCTAssertEqual(mapped[layer]?.biases, parameters.biases, "layer \(layer)")
+        XCTAssertEqual(mapped.layers.keys.sorted(), inMemory.layers.keys.sorted())
+        for (layer, parameters) in inMemory.layers {
+            XCTAssertEqual(mapped[layer].map(Self.bits), Self.bits(parameters), "layer \(layer)")
         }
     }
 
-    /// Reading with `methods` gives, bit for bit, what reading plainly and `Network.prepare` give:
-    /// the transformed layers only pass through the reader's scratch buffer (reused across
-    /// layers of different sizes, with and without batch norm), the streamed ones are
-    /// reordered, the others (stride 2, 1×1, im2col) stay plain. A small model on synthetic
-    /// weights, so the AddressSanitizer pass of CI stays short (yolov3-tiny's took 2 minutes there).
+    /// Preparing while reading (`PreparedModel(weightsBytes:)`) gives, bit for bit, what reading
+    /// plainly and preparing afterwards gives: the layers transformed at load only pass through
+    /// the reader's scratch buffer (reused across layers of different sizes, with and without
+    /// batch norm), the streamed ones are reordered, the others (stride 2, 1×1, im2col) stay
+    /// plain. A small model on synthetic weights, so the AddressSanitizer pass of CI stays short.
     func testReadingPreparesEachConvolutionForItsMethod() throws {
         let model = try ModelDescription(text: """
             [net]\nwidth=32\nheight=32\nchannels=3
@@ -241,53 +255,51 @@ final class WeightsReaderTests: XCTestCase {
             """)
         let bytes = SyntheticWeights.bytes(for: model, seed: 3)
         let plain = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
-        for algorithm in [ConvolutionAlgorithm.auto, .winograd, .winogradF2, .winogradF2Streamed, .im2col] {
-            let methods = model.convolutionMethods(algorithm)
-            let read = try bytes.withUnsafeBytes {
-                try WeightsReader.read($0, file: "synthetic", for: model, methods: methods)
+        for algorithm in ConvolutionAlgorithm.allCases {
+            let options = ExecutionOptions(threads: 2, convolutionAlgorithm: algorithm)
+            let read = try bytes.withUnsafeBytes { try PreparedModel(model: model, weightsBytes: $0, options: options) }
+            let prepared = try PreparedModel(model: model, weights: plain, options: options)
+            XCTAssertEqual(read.methods, prepared.methods, "\(algorithm)")
+            for layer in model.layers {
+                let (got, expected) = (try XCTUnwrap(read.convolutions[layer.index]), try XCTUnwrap(prepared.convolutions[layer.index]))
+                XCTAssertEqual(Self.bits(got), Self.bits(expected), "\(algorithm) layer \(layer.index)")
             }
-            let prepared = Network.prepare(plain, for: model, algorithm: algorithm)
-            XCTAssertEqual(read.keys.sorted(), prepared.keys.sorted(), "\(algorithm)")
-            var transformed = 0
-            for (layer, expected) in prepared {
-                let got = try XCTUnwrap(read[layer])
-                XCTAssertTrue(got.weights.map(\.bitPattern) == expected.weights.map(\.bitPattern), "weights: \(algorithm) layer \(layer)")
-                XCTAssertTrue(got.biases.map(\.bitPattern) == expected.biases.map(\.bitPattern), "biases: \(algorithm) layer \(layer)")
-                XCTAssertTrue(got.winograd?.map(\.bitPattern) == expected.winograd?.map(\.bitPattern), "winograd: \(algorithm) layer \(layer)")
-                XCTAssertEqual(got.winogradVariant, expected.winogradVariant, "\(algorithm) layer \(layer)")
-                XCTAssertEqual(got.winogradStreamed, expected.winogradStreamed, "\(algorithm) layer \(layer)")
-                if got.winograd != nil { transformed += 1 }
-            }
-            // Layers 0, 1, 4 and 5 are 3×3 stride 1: a forced Winograd method takes all four.
-            let expected = algorithm == .im2col ? 0 : algorithm == .auto ? methods.filter { $0?.isWinograd == true }.count : 4
-            XCTAssertEqual(transformed, expected, "\(algorithm)")
+            // Layers 0, 1, 4 and 5 are 3×3 stride 1: a forced Winograd method takes all four,
+            // `auto` the three with 16 input channels or more.
+            let winograd = read.methods.filter { $0?.isWinograd == true }.count
+            XCTAssertEqual(winograd, [.im2col: 0, .auto: 3][algorithm] ?? 4, "\(algorithm)")
         }
     }
 
-    /// A Winograd method for a layer that cannot run it (conv1 is 1×1) leaves that layer plain
-    /// instead of transforming weights of the wrong shape; the eligible conv0 is transformed.
-    func testWinogradMethodOnAnIneligibleLayerLeavesItPlain() throws {
+    /// A Winograd method for a layer that cannot run it (conv1 is 1×1) gives that layer the
+    /// method it can run instead of transforming weights of the wrong shape.
+    func testWinogradMethodOnAnIneligibleLayerFallsBack() throws {
         let model = try self.model
-        let floats = (0..<Self.parameterCount).map { Float($0 % 7) * 0.25 + 0.5 }
-        for method in [ConvolutionMethod.winograd, .winogradF2, .winogradF2Streamed] {
-            let weights = try file(floats: floats).withUnsafeBytes {
-                try WeightsReader.read($0, file: "m.weights", for: model, methods: [method, method])
-            }
-            XCTAssertNotNil(weights[0]?.winograd, "\(method)")
-            XCTAssertNil(weights[1]?.winograd, "\(method)")
-            XCTAssertEqual(weights[1]?.weights, [floats[27], floats[28]], "\(method)")
+        guard case .convolutional(let pointwise) = model.layers[1].kind, case .convolutional(let conv) = model.layers[0].kind else {
+            return XCTFail("not convolutions")
         }
+        let weights = ConvolutionWeights(weights: [3, -3], biases: [0.25])
+        for method in [ConvolutionMethod.winograd, .winogradStreamed, .im2colBands] {
+            let prepared = PreparedConvolution(model.layers[1], pointwise, weights: weights, method: method, options: .init())
+            XCTAssertEqual(prepared.method, .gemm, "\(method)")
+        }
+        let conv0 = ConvolutionWeights(weights: [Float](repeating: 1, count: 18), biases: [0, 0])
+        XCTAssertEqual(PreparedConvolution(model.layers[0], conv, weights: conv0, method: .winograd, options: .init()).method,
+                       .winograd)
+        let plain = ExecutionOptions(usesPackedKernel: false)
+        XCTAssertEqual(PreparedConvolution(model.layers[0], conv, weights: conv0, method: .winogradStreamed, options: plain).method,
+                       .winograd, "no packed kernel: transformed at load")
     }
 
     /// A layer read through the scratch buffer still reports its first non-finite weight's offset.
     func testNonFiniteValueInATransformedLayerIsReportedWithItsOffset() throws {
         let model = try self.model
-        let methods = model.convolutionMethods(.winograd)
-        XCTAssertEqual(methods[0], .winograd)
+        let options = ExecutionOptions(convolutionAlgorithm: .winograd)
+        XCTAssertEqual(model.convolutionMethods(options)[0], .winograd)
         var floats = [Float](repeating: 1, count: Self.parameterCount)
         floats[10] = .infinity
         XCTAssertThrowsError(try file(floats: floats).withUnsafeBytes {
-            try WeightsReader.read($0, file: "m.weights", for: model, methods: methods)
+            try PreparedModel(model: model, weightsBytes: $0, file: "m.weights", options: options)
         }) { error in
             XCTAssertEqual(error as? WeightsError, .nonFinite(file: "m.weights", layer: 0, part: "weights", offset: 60))
         }
@@ -300,7 +312,7 @@ final class WeightsReaderTests: XCTestCase {
         let size = try FileManager.default.attributesOfItem(atPath: resolved)[.size] as? Int
         XCTAssertEqual(size, 20 + WeightsReader.parameterBytes(for: model))
         let weights = try WeightsReader.read(contentsOf: path, for: model)
-        XCTAssertEqual(weights.count, 13)
+        XCTAssertEqual(weights.layers.count, 13)
     }
 }
 

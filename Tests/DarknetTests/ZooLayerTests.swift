@@ -7,7 +7,7 @@ import XCTest
 /// its expected values.
 final class ZooLayerTests: XCTestCase {
     /// Runs a one-layer-after-input cfg on `input` and returns the last layer's output.
-    private func run(_ cfg: String, _ input: [Float], weights: [Int: ConvolutionWeights] = [:]) throws -> [Float] {
+    private func run(_ cfg: String, _ input: [Float], weights: ModelWeights = ModelWeights()) throws -> [Float] {
         let model = try ModelDescription(text: cfg)
         var result: [Float] = []
         try Network(model: model, weights: weights).forward(input) { layer, values in
@@ -27,7 +27,7 @@ final class ZooLayerTests: XCTestCase {
         XCTAssertEqual(String(SyntheticWeights.fnv1a64(bytes), radix: 16).leftPadded(to: 16), golden.syntheticWeights?.fnv1a64)
         let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
         for algorithm in ConvolutionAlgorithm.allCases {
-            try assertMatchesGolden(Network(model: model, weights: weights, algorithm: algorithm), golden, tolerance: 1e-4)
+            try assertMatchesGolden(Network(model: model, weights: weights, options: ExecutionOptions(convolutionAlgorithm: algorithm)), golden, tolerance: 1e-4)
         }
     }
 
@@ -179,7 +179,7 @@ final class ZooLayerTests: XCTestCase {
         let values = (0..<input.count).map { Float(($0 * 7919) % 101) - 50 }
         var fast = [Float](repeating: 0, count: output.count), reference = fast
         values.withUnsafeBufferPointer { x in
-            fast.withUnsafeMutableBufferPointer { pool.forward(input: x.baseAddress!, inputShape: input, output: $0.baseAddress!, outputShape: output) }
+            fast.withUnsafeMutableBufferPointer { pool.forward(input: x.baseAddress!, inputShape: input, output: $0.baseAddress!, outputShape: output, threads: 2) }
             reference.withUnsafeMutableBufferPointer { pool.forwardReference(input: x.baseAddress!, inputShape: input, output: $0.baseAddress!, outputShape: output) }
         }
         XCTAssertEqual(fast, reference)

@@ -84,9 +84,10 @@ struct Model: Sendable {
         } else {
             try syntheticWeights(model: model)
         }
-        let detector = try Detector(model: model, weights: parameters)
+        let prepared = try PreparedModel(model: model, weights: parameters)
+        let detector = try Detector(prepared)
         let photo = generatedPhoto(width: 1280, height: 720)
-        return Loaded(network: try Network(model: model, weights: parameters), detector: detector,
+        return Loaded(network: try Network(prepared), detector: detector,
                       photo: photo, input: detector.prepare(photo).data)
     }
 }

@@ -14,7 +14,7 @@ public func syntheticNetwork(model: ModelDescription, seed: UInt64 = 1) throws -
 }
 
 /// Deterministic synthetic weights for `model`, folded as a real file's are.
-public func syntheticWeights(model: ModelDescription, seed: UInt64 = 1) throws -> [Int: ConvolutionWeights] {
+public func syntheticWeights(model: ModelDescription, seed: UInt64 = 1) throws -> ModelWeights {
     let bytes = SyntheticWeights.bytes(for: model, seed: seed)
     return try bytes.withUnsafeBytes { try WeightsReader.read($0, file: model.file, for: model) }
 }

@@ -4,28 +4,26 @@ import Foundation
 /// `key=value` options, `#` and `;` comments, blank lines, spaces around `=`, CRLF line
 /// ends and a missing final newline all accepted.
 public enum CfgParser {
-    /// Largest cfg accepted (real cfgs are under 20 KB; yolov4-p6 is about 30 KB).
-    nonisolated(unsafe) public static var maximumFileSize = 4 << 20
-
-    public static func parse(contentsOf path: String) throws -> [CfgSection] {
+    /// The sections of the cfg at `path`; a file over `maximumBytes` is an error (`ModelLimits.maximumCfgBytes`).
+    public static func parse(contentsOf path: String, maximumBytes: Int = ModelLimits().maximumCfgBytes) throws -> [CfgSection] {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             throw CfgError.unreadable(file: path, reason: (error as NSError).localizedDescription)
         }
-        if data.count > maximumFileSize {
-            throw CfgError.tooLarge(file: path, bytes: data.count, limit: maximumFileSize)
+        if data.count > maximumBytes {
+            throw CfgError.tooLarge(file: path, bytes: data.count, limit: maximumBytes)
         }
         guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
             throw CfgError.unreadable(file: path, reason: "not text")
         }
-        return try parse(text: text, file: path)
+        return try parse(text: text, file: path, maximumBytes: maximumBytes)
     }
 
-    public static func parse(text: String, file: String) throws -> [CfgSection] {
-        if text.utf8.count > maximumFileSize {
-            throw CfgError.tooLarge(file: file, bytes: text.utf8.count, limit: maximumFileSize)
+    public static func parse(text: String, file: String, maximumBytes: Int = ModelLimits().maximumCfgBytes) throws -> [CfgSection] {
+        if text.utf8.count > maximumBytes {
+            throw CfgError.tooLarge(file: file, bytes: text.utf8.count, limit: maximumBytes)
         }
         var sections: [CfgSection] = []
         var lineNumber = 0

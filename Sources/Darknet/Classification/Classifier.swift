@@ -21,10 +21,10 @@ public final class Classifier: @unchecked Sendable {
         public var classification: Classification { Classification(identifier: label, confidence: confidence) }
     }
 
-    public let model: ModelDescription
+    /// The model and its parameters, shared (read-only) by every pooled network.
+    public let prepared: PreparedModel
     /// One label per output; class numbers ("0", "1"…) when none were given.
     public let labels: [String]
-    private let weights: [Int: ConvolutionWeights]
     private let lock = NSLock()
     private var idle: [Network]
 
@@ -41,24 +41,31 @@ public final class Classifier: @unchecked Sendable {
         }
     }
 
-    public init(model: ModelDescription, weights: [Int: ConvolutionWeights], labels: [String]? = nil) throws {
-        let outputs = model.layers.last?.output.count ?? 0
+    /// The parsed cfg with every layer's shapes.
+    public var model: ModelDescription { prepared.model }
+
+    /// A classifier on a prepared model.
+    public init(_ prepared: PreparedModel, labels: [String]? = nil) throws {
+        let outputs = prepared.model.layers.last?.output.count ?? 0
         if let labels, labels.count != outputs { throw Error.labelCount(labels: labels.count, outputs: outputs) }
-        self.model = model
-        self.weights = weights
+        self.prepared = prepared
         self.labels = labels ?? (0..<outputs).map(String.init)
-        self.idle = [try Network(model: model, weights: weights)]
+        self.idle = [try Network(prepared)]
+    }
+
+    /// Prepares `weights` (consumed) under `options`.
+    public convenience init(model: ModelDescription, weights: consuming ModelWeights, labels: [String]? = nil,
+                            options: ExecutionOptions = .init()) throws {
+        try self.init(PreparedModel(model: model, weights: weights, options: options), labels: labels)
     }
 
     /// Loads a cfg, its weights and optionally a labels file (one name per line);
     /// `width`/`height` override `[net]`'s input size.
-    public convenience init(cfg: String, weights: String, labels: String? = nil,
-                            width: Int? = nil, height: Int? = nil) throws {
-        let model = try ModelDescription(contentsOf: cfg, width: width ?? height, height: height ?? width)
-        let names = try labels.map { try ClassNames.load(contentsOf: $0) }
-        let methods = model.convolutionMethods(.auto)
-        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model, methods: methods),
-                      labels: names)
+    public convenience init(cfg: String, weights: String, labels: String? = nil, width: Int? = nil, height: Int? = nil,
+                            options: ExecutionOptions = .init(), limits: ModelLimits = .init()) throws {
+        let model = try ModelDescription(contentsOf: cfg, width: width ?? height, height: height ?? width, limits: limits)
+        let names = try labels.map { try ClassNames.load(contentsOf: $0, maximumBytes: limits.maximumNamesBytes) }
+        try self.init(PreparedModel(model: model, weightsFile: weights, options: options), labels: names)
     }
 
     /// Outputs of the network's last layer (`classCount` values).
@@ -104,7 +111,7 @@ public final class Classifier: @unchecked Sendable {
         lock.lock()
         let pooled = idle.popLast()
         lock.unlock()
-        let network = try pooled ?? Network(model: model, weights: weights)
+        let network = try pooled ?? Network(prepared)
         defer {
             lock.lock()
             idle.append(network)

@@ -5,7 +5,7 @@ public enum ClassNames {
     public enum Error: Swift.Error, Equatable, CustomStringConvertible {
         case unreadable(file: String, reason: String)
         case empty(file: String)
-        /// Larger than `maximumFileSize` (a weights file or a photo given by mistake).
+        /// Larger than the limit (`ModelLimits.maximumNamesBytes`) (a weights file or a photo given by mistake).
         case tooLarge(file: String, bytes: Int, limit: Int)
         /// A NUL byte at `offset`: not a text file.
         case binary(file: String, offset: Int)
@@ -15,23 +15,20 @@ public enum ClassNames {
             case .unreadable(let file, let reason): return "\(file): cannot read class names: \(reason)"
             case .empty(let file): return "\(file): no class names in the file"
             case .tooLarge(let file, let bytes, let limit):
-                return "\(file): \(bytes) bytes is too large for a names file (limit \(limit), ClassNames.maximumFileSize)"
+                return "\(file): \(bytes) bytes is too large for a names file (limit \(limit), ModelLimits.maximumNamesBytes)"
             case .binary(let file, let offset):
                 return "\(file): not a names file (a NUL byte at offset \(offset); expected one class name per line)"
             }
         }
     }
 
-    /// Largest names file accepted (the largest published list, extraction22k's 21842
-    /// ImageNet names, is about 300 KB).
-    nonisolated(unsafe) public static var maximumFileSize = 16 << 20
-
-    public static func load(contentsOf path: String) throws -> [String] {
+    /// The names in the file at `path`; a file over `maximumBytes` is an error (`ModelLimits.maximumNamesBytes`).
+    public static func load(contentsOf path: String, maximumBytes: Int = ModelLimits().maximumNamesBytes) throws -> [String] {
         let data: Data
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            if let size = attributes[.size] as? Int, size > maximumFileSize {
-                throw Error.tooLarge(file: path, bytes: size, limit: maximumFileSize)
+            if let size = attributes[.size] as? Int, size > maximumBytes {
+                throw Error.tooLarge(file: path, bytes: size, limit: maximumBytes)
             }
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch let error as Error {
@@ -39,14 +36,14 @@ public enum ClassNames {
         } catch {
             throw Error.unreadable(file: path, reason: (error as NSError).localizedDescription)
         }
-        return try parse(data, file: path)
+        return try parse(data, file: path, maximumBytes: maximumBytes)
     }
 
     /// The names in `data` (a names file's bytes): one per line, `\n` or `\r\n`, spaces
     /// trimmed, trailing empty lines dropped; invalid UTF-8 is replaced, a NUL byte or more than
-    /// `maximumFileSize` bytes is an error.
-    public static func parse(_ data: Data, file: String) throws -> [String] {
-        if data.count > maximumFileSize { throw Error.tooLarge(file: file, bytes: data.count, limit: maximumFileSize) }
+    /// `maximumBytes` is an error.
+    public static func parse(_ data: Data, file: String, maximumBytes: Int = ModelLimits().maximumNamesBytes) throws -> [String] {
+        if data.count > maximumBytes { throw Error.tooLarge(file: file, bytes: data.count, limit: maximumBytes) }
         if let nul = data.firstIndex(of: 0) { throw Error.binary(file: file, offset: nul - data.startIndex) }
         let text = String(decoding: data, as: UTF8.self)
         var names = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).map { $0.trimmingSpaces }

@@ -10,37 +10,51 @@ import YOLO
 /// Thread-safe: one detector may be shared by many threads. The weights are loaded once
 /// and shared; each concurrent `detect` call borrows its own activation buffers (a
 /// ``Network``) from a small pool, so calls run in parallel and give the same answers as
-/// serial calls.
+/// serial calls. Its options (threads, convolution methods) are its own: detectors made with
+/// different options run side by side, each as it would alone.
 ///
 /// Batches: `detect(in: [Image])` runs several images through one forward pass (a
 /// ``Network`` of that batch size, pooled like the others); each image gets the detections it
 /// gets alone.
 public final class Detector: @unchecked Sendable {
-    /// The parsed cfg with every layer's shapes.
-    public let model: ModelDescription
-    public let options: DetectorOptions
-    /// Folded convolution parameters (transformed for Winograd layers), shared (read-only) by
+    /// The model and its parameters, prepared under `options.execution`, shared (read-only) by
     /// every pooled network.
-    private let weights: [Int: ConvolutionWeights]
+    public let prepared: PreparedModel
+    public let options: DetectorOptions
     private let lock = NSLock()
     /// Idle networks by batch size.
     private var idle: [Int: [Network]]
 
-    public init(model: ModelDescription, weights: consuming [Int: ConvolutionWeights], options: DetectorOptions = .init()) throws {
-        self.model = model
-        self.weights = Network.prepare(consume weights, for: model, algorithm: options.convolutionAlgorithm)
+    /// The parsed cfg with every layer's shapes.
+    public var model: ModelDescription { prepared.model }
+
+    /// A detector on a prepared model (its options must be `options.execution`'s).
+    public init(_ prepared: PreparedModel, options: DetectorOptions = .init()) throws {
+        self.prepared = prepared
         self.options = options
-        self.idle = [1: [try Network(model: model, weights: self.weights, algorithm: options.convolutionAlgorithm)]]
-        if let threads = options.threads { GEMM.threads = threads }
+        self.idle = [1: [try Network(prepared)]]
+    }
+
+    /// Prepares `weights` (consumed) under `options.execution`.
+    public convenience init(model: ModelDescription, weights: consuming ModelWeights, options: DetectorOptions = .init()) throws {
+        try self.init(PreparedModel(model: model, weights: weights, options: options.execution), options: options)
     }
 
     /// Loads a cfg and its weights; `options.width`/`height` override `[net]`'s input size.
-    public convenience init(cfg: String, weights: String, options: DetectorOptions = .init()) throws {
-        let width = options.width ?? options.height
-        let height = options.height ?? options.width
-        let model = try ModelDescription(contentsOf: cfg, width: width, height: height)
-        let methods = model.convolutionMethods(options.convolutionAlgorithm)
-        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model, methods: methods),
+    public convenience init(cfg: String, weights: String, options: DetectorOptions = .init(),
+                            limits: ModelLimits = .init()) throws {
+        let model = try ModelDescription(contentsOf: cfg, width: options.width ?? options.height,
+                                         height: options.height ?? options.width, limits: limits)
+        try self.init(PreparedModel(model: model, weightsFile: weights, options: options.execution), options: options)
+    }
+
+    /// Loads a cfg and its weights from memory (a model bundled as resources or downloaded):
+    /// `cfg` is the cfg's text, `weights` the weights file's bytes; `name` names both in errors.
+    public convenience init(cfg: String, weights: UnsafeRawBufferPointer, name: String = "<memory>",
+                            options: DetectorOptions = .init(), limits: ModelLimits = .init()) throws {
+        let model = try ModelDescription(text: cfg, file: name + ".cfg", width: options.width ?? options.height,
+                                         height: options.height ?? options.width, limits: limits)
+        try self.init(PreparedModel(model: model, weightsBytes: weights, file: name + ".weights", options: options.execution),
                       options: options)
     }
 
@@ -123,7 +137,7 @@ public final class Detector: @unchecked Sendable {
         lock.lock()
         let pooled = idle[batch]?.popLast()
         lock.unlock()
-        let network = try pooled ?? Network(model: model, weights: weights, algorithm: options.convolutionAlgorithm, batch: batch)
+        let network = try pooled ?? Network(prepared, batch: batch)
         defer {
             lock.lock()
             idle[batch, default: []].append(network)

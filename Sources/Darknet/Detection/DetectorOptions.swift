@@ -22,21 +22,18 @@ public struct DetectorOptions: Sendable, Hashable {
     public var height: Int?
     /// darknet letterboxes (`letterbox_image`); `.stretch` resizes without keeping the aspect ratio.
     public var mapping: InputMapping = .letterbox
-    /// BLAS threads; nil leaves OpenBLAS's default (one per core).
-    public var threads: Int?
-    /// How convolutions compute (`auto`: Winograd where it pays, im2col + GEMM elsewhere).
-    public var convolutionAlgorithm: ConvolutionAlgorithm = .auto
+    /// How the network runs: threads, convolution methods (fixed when the detector is made).
+    public var execution: ExecutionOptions = .init()
 
     public init(threshold: Float = 0.5, nmsThreshold: Float = 0.45, nmsMode: NMSMode = .perClass,
-                width: Int? = nil, height: Int? = nil, mapping: InputMapping = .letterbox, threads: Int? = nil,
-                convolutionAlgorithm: ConvolutionAlgorithm = .auto) {
+                width: Int? = nil, height: Int? = nil, mapping: InputMapping = .letterbox,
+                execution: ExecutionOptions = .init()) {
         self.threshold = threshold
         self.nmsThreshold = nmsThreshold
         self.nmsMode = nmsMode
         self.width = width
         self.height = height
         self.mapping = mapping
-        self.threads = threads
-        self.convolutionAlgorithm = convolutionAlgorithm
+        self.execution = execution
     }
 }

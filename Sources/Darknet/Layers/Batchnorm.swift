@@ -3,18 +3,31 @@
 /// `forward_batchnorm_layer` at inference: `normalize_cpu`, `scale_bias`, and `add_bias` with
 /// biases that the weights file does not hold, so zero). The weights file holds scales,
 /// rolling mean, rolling variance (`C` floats each); they are folded at load into a per-channel
-/// factor (`ConvolutionWeights.weights`, `C`) and offset (`.biases`, `C`). No keys.
+/// factor and offset (`BatchnormWeights`). No keys.
 public struct Batchnorm: Sendable, Hashable {
     static let keys: Set<String> = []
 
     public init() {}
 
     func forward(input: UnsafePointer<Float>, shape: TensorShape, output: UnsafeMutablePointer<Float>,
-                 weights: ConvolutionWeights) {
+                 weights: BatchnormWeights) {
         let plane = shape.height * shape.width
         for c in 0..<shape.channels {
-            let factor = weights.weights[c], offset = weights.biases[c]
+            let factor = weights.scales[c], offset = weights.offsets[c]
             for i in (c * plane)..<((c + 1) * plane) { output[i] = input[i] * factor + offset }
         }
+    }
+}
+
+/// A `[batchnorm]` layer's parameters folded per channel: `x · scales[c] + offsets[c]`, with
+/// `scales[c] = scale / (sqrt(variance) + .000001)` and `offsets[c] = −mean · scales[c]`
+/// (computed in double, as `ConvolutionWeights.folding`).
+public struct BatchnormWeights: Sendable {
+    public var scales: [Float]
+    public var offsets: [Float]
+
+    public init(scales: [Float], offsets: [Float]) {
+        self.scales = scales
+        self.offsets = offsets
     }
 }

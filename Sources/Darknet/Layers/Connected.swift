@@ -2,7 +2,7 @@
 /// `out[o] = Σᵢ W[o][i] · x[i] + b[o]` then `activation` (darknet's `forward_connected_layer`:
 /// a GEMM with the `outputs × inputs` weight matrix, then at inference batch norm with the
 /// rolling statistics, `scale_bias`, `add_bias`, `activate_array`). Batch norm is folded into
-/// the weights at load (`ConvolutionWeights.folding`). darknet's defaults: output 1,
+/// the weights at load (`ConvolutionWeights.folding`, `ConnectedWeights`). darknet's defaults: output 1,
 /// activation logistic, batch_normalize 0.
 public struct Connected: Sendable, Hashable {
     public var outputs: Int
@@ -33,9 +33,9 @@ public struct Connected: Sendable, Hashable {
     /// darknet's BFLOPs would be `2 · inputs · outputs / 1e9`; its table prints none for this layer.
     public func bflops(input: TensorShape) -> Double { 2.0 * Double(input.count) * Double(outputs) / 1e9 }
 
-    /// `weights`: `outputs × inputs`, row-major (already transposed at load when the file says so).
+    /// One image's `inputCount` values → `outputs` values.
     func forward(input: UnsafePointer<Float>, inputCount: Int, output: UnsafeMutablePointer<Float>,
-                 weights: ConvolutionWeights) {
+                 weights: ConnectedWeights, threads: Int) {
         weights.weights.withUnsafeBufferPointer { w in
             for o in 0..<outputs {
                 let row = w.baseAddress! + o * inputCount
@@ -44,6 +44,18 @@ public struct Connected: Sendable, Hashable {
                 output[o] = sum + weights.biases[o]
             }
         }
-        activation.apply(output, count: outputs)
+        activation.apply(output, count: outputs, threads: threads)
+    }
+}
+
+/// A `[connected]` layer's parameters: `outputs × inputs` weights, row-major (transposed at
+/// load when the file says so), and one bias per output, batch norm folded in.
+public struct ConnectedWeights: Sendable {
+    public var weights: [Float]
+    public var biases: [Float]
+
+    public init(weights: [Float], biases: [Float]) {
+        self.weights = weights
+        self.biases = biases
     }
 }

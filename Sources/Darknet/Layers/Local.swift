@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[local]` (pjreddie's local_layer.c, YOLOv1): a convolution whose weights differ at every
 /// output position. Input `C×H×W` → `filters × outH × outW` with
 /// `outH = (H − (pad ? 1 : size)) / stride + 1` (`local_out_height`; `pad` is a flag).
@@ -55,11 +57,11 @@ public struct Local: Sendable, Hashable {
     /// One image: `input` `C×H×W`, `output` `filters × outH × outW`; `columns` holds the
     /// `(size²·C) × locations` im2col matrix. `weights.biases` has one bias per output element.
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>,
-                 outputShape: TensorShape, weights: ConvolutionWeights, columns: UnsafeMutablePointer<Float>) {
+                 outputShape: TensorShape, weights: LocalWeights, columns: UnsafeMutablePointer<Float>, threads: Int) {
         let locations = outputShape.height * outputShape.width
         let k = size * size * inputShape.channels
         Im2col.unfold(input, channels: inputShape.channels, height: inputShape.height, width: inputShape.width,
-                      size: size, stride: stride, pad: pad ? 1 : 0, into: columns)
+                      size: size, stride: stride, pad: pad ? 1 : 0, into: columns, threads: threads)
         weights.biases.withUnsafeBufferPointer { biases in
             weights.weights.withUnsafeBufferPointer { w in
                 for j in 0..<locations {
@@ -73,6 +75,18 @@ public struct Local: Sendable, Hashable {
                 }
             }
         }
-        activation.apply(output, count: outputShape.count)
+        activation.apply(output, count: outputShape.count, threads: threads)
+    }
+}
+
+/// A `[local]` layer's parameters: `locations × filters × size²·C` weights (one kernel per
+/// output location) and one bias per output element.
+public struct LocalWeights: Sendable {
+    public var weights: [Float]
+    public var biases: [Float]
+
+    public init(weights: [Float], biases: [Float]) {
+        self.weights = weights
+        self.biases = biases
     }
 }

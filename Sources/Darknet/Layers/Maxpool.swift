@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[maxpool]`: input `C×H×W` → `C × outH × outW` with darknet's padding semantics:
 /// `padding` defaults to `size − 1`, `outH = (H + padding − size) / stride + 1`, and the
 /// window starts at `−padding/2` (so `size=2 stride=1` keeps 13×13 in yolov3-tiny; the
@@ -33,7 +35,7 @@ public struct Maxpool: Sendable, Hashable {
     /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
     static let rejectedKeys: [String: String] = ["antialiasing": "1"]
 
-    static func parse(_ section: CfgSection) throws -> Maxpool {
+    static func parse(_ section: CfgSection, limits: ModelLimits = .init()) throws -> Maxpool {
         let stride = try section.int("stride", default: 1)
         let size = try section.int("size", default: stride)
         let padding = try section.int("padding", default: size - 1)
@@ -54,9 +56,9 @@ public struct Maxpool: Sendable, Hashable {
         var depthChannels: Int?
         if try section.int("maxpool_depth", default: 0) != 0 {
             let outChannels = try section.int("out_channels", default: 1)
-            if outChannels < 1 || outChannels > ModelDescription.maximumChannels {
+            if outChannels < 1 || outChannels > limits.maximumChannels {
                 throw CfgError.invalidValue(section.location("out_channels"), value: String(outChannels),
-                                            expected: "1...\(ModelDescription.maximumChannels)")
+                                            expected: "1...\(limits.maximumChannels)")
             }
             depthChannels = outChannels
         }
@@ -92,11 +94,12 @@ public struct Maxpool: Sendable, Hashable {
         }
     }
 
-    /// The fast path: channels split across `GEMM.threads` workers; inside each plane, output
+    /// The fast path: channels split across up to `threads` workers; inside each plane, output
     /// positions whose whole window lies in the image (the interior) take the max over
     /// `size × size` taps without bounds checks, and only the border uses the checked loop.
     /// Same values as `forwardReference`, bit for bit (same taps, same order, same `>`).
-    func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>, outputShape: TensorShape) {
+    func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>, outputShape: TensorShape,
+                 threads: Int) {
         let offset = -padding / 2
         let (height, width) = (inputShape.height, inputShape.width)
         let (outHeight, outWidth) = (outputShape.height, outputShape.width)
@@ -105,7 +108,7 @@ public struct Maxpool: Sendable, Hashable {
         let interiorY = interior(offset: offset, extent: height, outputs: outHeight, stride: strideY)
         let interiorX = interior(offset: offset, extent: width, outputs: outWidth, stride: stride)
         let (size, stride, strideY) = (self.size, self.stride, self.strideY)
-        Parallel.forChunks(of: outputShape.channels, work: outputShape.count * size * size) { channels in
+        Parallel.forChunks(of: outputShape.channels, work: outputShape.count * size * size, threads: threads) { channels in
             for c in channels {
                 let plane = input + c * height * width
                 let out = output + c * outHeight * outWidth
@@ -125,11 +128,11 @@ public struct Maxpool: Sendable, Hashable {
                         var first = interiorX.lowerBound
                         if stride == 2 {
                             while first + 8 <= interiorX.upperBound {
-                                Self.maxOf8Windows(top + first * 2, width: width, into: outRow + first)
+                                Pool2x2.maxOf8Windows(top + first * 2, width: width, into: outRow + first)
                                 first += 8
                             }
                         }
-                        for ox in first..<interiorX.upperBound { outRow[ox] = Self.maxOfWindow(top + ox * stride, width: width) }
+                        for ox in first..<interiorX.upperBound { outRow[ox] = Pool2x2.maxOfWindow(top + ox * stride, width: width) }
                     } else {
                         for ox in interiorX {
                             let window = top + ox * stride
@@ -149,56 +152,13 @@ public struct Maxpool: Sendable, Hashable {
         }
     }
 
-    /// Eight 2×2 stride-2 windows side by side: the two rows' 16 floats split into even (left)
-    /// and odd (right) taps. Lane by lane the same `>` comparisons in the same order as the
-    /// scalar loop (NaN taps skipped, the first of equal values kept), so the same bits.
-    @inline(__always)
-    static func maxOf8Windows(_ window: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>) {
-        let upper = UnsafeRawPointer(window).loadUnaligned(as: SIMD16<Float>.self)
-        let lower = UnsafeRawPointer(window + width).loadUnaligned(as: SIMD16<Float>.self)
-        var best = SIMD8<Float>(repeating: -Float.greatestFiniteMagnitude)
-        let (a, b, c, d) = (upper.evenHalf, upper.oddHalf, lower.evenHalf, lower.oddHalf)
-        best.replace(with: a, where: a .> best)
-        best.replace(with: b, where: b .> best)
-        best.replace(with: c, where: c .> best)
-        best.replace(with: d, where: d .> best)
-        UnsafeMutableRawPointer(out).storeBytes(of: best, as: SIMD8<Float>.self)
-    }
-
     /// True when this pool takes 2×2 windows at stride 2 from offset 0 and halves an even
     /// `input` exactly (padding 0 or 1, so no window reaches the border): then a convolution
-    /// can pool its own output rows (`poolRows`) and this layer has nothing left to do
+    /// can pool its own output rows (`Pool2x2.poolRows`) and this layer has nothing left to do
     /// (`Network.fusedPools`). yolov3-tiny's five stride-2 pools halve; its 13×13 one does not.
     func halves(_ input: TensorShape) -> Bool {
         depthChannels == nil && size == 2 && stride == 2 && strideY == 2 && padding <= 1
             && input.height % 2 == 0 && input.width % 2 == 0
-    }
-
-    /// One output row of a 2×2 stride-2 pool from two input rows, `rows` and `rows + width`
-    /// (`width` even): the interior windows of `forward`, the same four taps in the same order
-    /// (`maxOf8Windows` 8 outputs at a time), so the same bits.
-    static func poolRows(_ rows: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>) {
-        let outWidth = width / 2
-        var ox = 0
-        while ox + 8 <= outWidth {
-            maxOf8Windows(rows + 2 * ox, width: width, into: out + ox)
-            ox += 8
-        }
-        while ox < outWidth {
-            out[ox] = maxOfWindow(rows + 2 * ox, width: width)
-            ox += 1
-        }
-    }
-
-    /// The max of one 2×2 window (rows `width` apart), darknet's tap order: first `>` wins, from −FLT_MAX.
-    @inline(__always)
-    static func maxOfWindow(_ window: UnsafePointer<Float>, width: Int) -> Float {
-        var best = -Float.greatestFiniteMagnitude
-        if window[0] > best { best = window[0] }
-        if window[1] > best { best = window[1] }
-        if window[width] > best { best = window[width] }
-        if window[width + 1] > best { best = window[width + 1] }
-        return best
     }
 
     /// Output indices (along one axis) whose window `offset + o·stride ..< + size` lies in `0..<extent`.

@@ -9,6 +9,8 @@ public struct ModelDescription: Sendable {
     public var layers: [Layer]
     /// Unknown keys, each with its line (darknet ignores them; so do we, loudly).
     public var warnings: [CfgWarning]
+    /// The limits the cfg was read under (networks made from it allocate within them too).
+    public let limits: ModelLimits
 
     public var inputShape: TensorShape {
         TensorShape(channels: net.channels, height: net.height, width: net.width)
@@ -20,39 +22,36 @@ public struct ModelDescription: Sendable {
     /// what a user adding up darknet's table gets (yolov3 at 416: 65.862; yolov3-tiny: 5.567).
     public var roundedBflops: Double { layers.reduce(0) { $0 + ($1.bflops * 1000).rounded() / 1000 } }
 
-    /// Largest accepted width or height (raise it for very large inputs).
-    nonisolated(unsafe) public static var maximumInputSide = 16384
-    /// Largest accepted layer count.
-    nonisolated(unsafe) public static var maximumLayers = 10000
-    /// Largest accepted element count of one layer output.
-    nonisolated(unsafe) public static var maximumTensorElements = 1 << 31
-
-    public init(contentsOf path: String, width: Int? = nil, height: Int? = nil) throws {
-        try self.init(sections: CfgParser.parse(contentsOf: path), file: path, width: width, height: height)
+    public init(contentsOf path: String, width: Int? = nil, height: Int? = nil, limits: ModelLimits = .init()) throws {
+        try self.init(sections: CfgParser.parse(contentsOf: path, maximumBytes: limits.maximumCfgBytes), file: path,
+                      width: width, height: height, limits: limits)
     }
 
-    public init(text: String, file: String = "<cfg>", width: Int? = nil, height: Int? = nil) throws {
-        try self.init(sections: CfgParser.parse(text: text, file: file), file: file, width: width, height: height)
+    public init(text: String, file: String = "<cfg>", width: Int? = nil, height: Int? = nil, limits: ModelLimits = .init()) throws {
+        try self.init(sections: CfgParser.parse(text: text, file: file, maximumBytes: limits.maximumCfgBytes), file: file,
+                      width: width, height: height, limits: limits)
     }
 
-    public init(sections: [CfgSection], file: String, width: Int? = nil, height: Int? = nil) throws {
+    public init(sections: [CfgSection], file: String, width: Int? = nil, height: Int? = nil,
+                limits: ModelLimits = .init()) throws {
         guard let first = sections.first else { throw CfgError.empty(file: file) }
         guard first.name == "net" || first.name == "network" else { throw CfgError.missingNetSection(file: file) }
-        if sections.count - 1 > Self.maximumLayers {
-            throw CfgError.unsupported(CfgLocation(file: file, line: sections[Self.maximumLayers + 1].line),
-                                       what: "more than \(Self.maximumLayers) layers")
+        if sections.count - 1 > limits.maximumLayers {
+            throw CfgError.unsupported(CfgLocation(file: file, line: sections[limits.maximumLayers + 1].line),
+                                       what: "more than \(limits.maximumLayers) layers")
         }
         var net = try NetConfig.parse(first)
         if let width { net.width = width }
         if let height { net.height = height }
-        for (key, value) in [("width", net.width), ("height", net.height)] where value < 1 || value > Self.maximumInputSide {
+        for (key, value) in [("width", net.width), ("height", net.height)] where value < 1 || value > limits.maximumInputSide {
             throw CfgError.invalidValue(first.location(key), value: String(value),
-                                        expected: "an input \(key) in 1...\(Self.maximumInputSide)")
+                                        expected: "an input \(key) in 1...\(limits.maximumInputSide)")
         }
         if net.channels > 4096 {
             throw CfgError.invalidValue(first.location("channels"), value: String(net.channels), expected: "channels ≤ 4096")
         }
         self.file = file
+        self.limits = limits
         self.net = net
         self.layers = []
         self.warnings = Self.unknownKeys(in: first, known: NetConfig.knownKeys)
@@ -70,7 +69,7 @@ public struct ModelDescription: Sendable {
         var layerInput = input
         let output: TensorShape?
         let known: Set<String>
-        try Self.checkLimits(section)
+        try Self.checkLimits(section, limits)
         switch section.name {
         case "convolutional", "conv":
             let conv = try Convolutional.parse(section)
@@ -85,7 +84,7 @@ public struct ModelDescription: Sendable {
             }
             known = Convolutional.keys
         case "maxpool", "max":
-            let pool = try Maxpool.parse(section)
+            let pool = try Maxpool.parse(section, limits: limits)
             kind = .maxpool(pool)
             output = pool.outputShape(input: input)
             if output == nil, let outChannels = pool.depthChannels {
@@ -211,9 +210,9 @@ public struct ModelDescription: Sendable {
         default:
             throw CfgError.unknownSection(here, name: section.name)
         }
-        try Self.checkParameters(kind, input: layerInput, at: here, layer: index)
-        guard let output, let count = output.checkedCount, count <= Self.maximumTensorElements, count > 0,
-              output.channels <= Self.maximumChannels else {
+        try Self.checkParameters(kind, input: layerInput, at: here, layer: index, limits: limits)
+        guard let output, let count = output.checkedCount, count <= limits.maximumTensorElements, count > 0,
+              output.channels <= limits.maximumChannels else {
             throw CfgError.shapeMismatch(here, layer: index, detail: "output shape \(output.map(String.init(describing:)) ?? "?") is empty or too large")
         }
         // Location of the section itself, refined with the exact line of each key later when needed.

@@ -1,52 +1,70 @@
-/// Limits checked while a cfg is read, before any shape arithmetic or allocation, so a hostile
-/// or broken cfg gets a `CfgError` with its line instead of an integer overflow or a huge
-/// allocation. Defaults fit every published darknet cfg; each is a static var to raise.
-extension ModelDescription {
+/// Limits on what a model's files may ask for, checked while they are read, before any shape
+/// arithmetic or allocation, so a hostile or broken file gets a typed error naming its line
+/// instead of an integer overflow or a huge allocation. The defaults fit every published
+/// darknet cfg; pass a value with a limit raised to read larger models.
+public struct ModelLimits: Sendable, Hashable {
+    /// Largest cfg file (real cfgs are under 20 KB; yolov4-p6 is about 30 KB).
+    public var maximumCfgBytes = 4 << 20
+    /// Largest names file (the largest published list, extraction22k's 21842 names, is about 300 KB).
+    public var maximumNamesBytes = 16 << 20
+    /// Largest input width or height.
+    public var maximumInputSide = 16384
+    /// Largest layer count.
+    public var maximumLayers = 10000
+    /// Largest element count of one layer output.
+    public var maximumTensorElements = 1 << 31
     /// Largest `filters`, `classes`, connected `output` and layer output channel count.
     /// yolo9000's [region] has 28269 filters; everything else published stays ≤ 4096.
-    nonisolated(unsafe) public static var maximumChannels = 1 << 16
+    public var maximumChannels = 1 << 16
     /// Largest kernel `size`, `stride` and `padding` (no kernel can be larger than the input).
-    nonisolated(unsafe) public static var maximumKernelSide = 16384
+    public var maximumKernelSide = 16384
     /// Largest `num` (anchor pairs) of a [yolo] / [region] section (published cfgs: ≤ 9).
-    nonisolated(unsafe) public static var maximumAnchors = 4096
+    public var maximumAnchors = 4096
     /// Largest parameter count (floats) of one layer: 2^31 floats = 8 GiB.
-    nonisolated(unsafe) public static var maximumLayerParameters = 1 << 31
+    public var maximumLayerParameters = 1 << 31
+    /// Largest activation memory (arena and workspace) a network may allocate.
+    public var maximumActivationBytes = 8 << 30
 
+    public init() {}
+}
+
+extension ModelDescription {
     /// Range checks of the integer keys that size a layer, by section name (before parsing it).
-    static func checkLimits(_ section: CfgSection) throws {
-        var limits: [(String, Int)] = []
+    static func checkLimits(_ section: CfgSection, _ limits: ModelLimits) throws {
+        var checks: [(String, Int)] = []
         switch section.name {
         case "convolutional", "conv":
-            limits = [("filters", maximumChannels), ("size", maximumKernelSide), ("stride", maximumKernelSide),
-                      ("stride_x", maximumKernelSide), ("stride_y", maximumKernelSide), ("dilation", maximumKernelSide),
-                      ("padding", maximumKernelSide), ("groups", maximumChannels)]
+            checks = [("filters", limits.maximumChannels), ("size", limits.maximumKernelSide), ("stride", limits.maximumKernelSide),
+                      ("stride_x", limits.maximumKernelSide), ("stride_y", limits.maximumKernelSide), ("dilation", limits.maximumKernelSide),
+                      ("padding", limits.maximumKernelSide), ("groups", limits.maximumChannels)]
         case "maxpool", "max":
-            limits = [("size", maximumKernelSide), ("stride", maximumKernelSide), ("padding", maximumKernelSide)]
+            checks = [("size", limits.maximumKernelSide), ("stride", limits.maximumKernelSide), ("padding", limits.maximumKernelSide)]
         case "local":
-            limits = [("filters", maximumChannels), ("size", maximumKernelSide), ("stride", maximumKernelSide)]
+            checks = [("filters", limits.maximumChannels), ("size", limits.maximumKernelSide), ("stride", limits.maximumKernelSide)]
         case "crop":
-            limits = [("crop_height", ModelDescription.maximumInputSide), ("crop_width", ModelDescription.maximumInputSide)]
+            checks = [("crop_height", limits.maximumInputSide), ("crop_width", limits.maximumInputSide)]
         case "upsample", "reorg":
-            limits = [("stride", maximumKernelSide)]
+            checks = [("stride", limits.maximumKernelSide)]
         case "yolo", "region":
-            limits = [("num", maximumAnchors), ("classes", maximumChannels)]
+            checks = [("num", limits.maximumAnchors), ("classes", limits.maximumChannels)]
         case "connected", "conn":
-            limits = [("output", maximumChannels)]
+            checks = [("output", limits.maximumChannels)]
         default:
             return
         }
-        for (key, limit) in limits {
+        for (key, limit) in checks {
             let value = try section.int(key, default: 0)
             if value > limit {
                 throw CfgError.invalidValue(section.location(key), value: String(value),
-                                            expected: "\(key) ≤ \(limit) (ModelDescription limit)")
+                                            expected: "\(key) ≤ \(limit) (ModelLimits)")
             }
         }
     }
 
     /// Refuses a layer whose parameters (weights to read and keep) exceed `maximumLayerParameters`,
     /// computed without overflow, naming the floats it would need.
-    static func checkParameters(_ kind: Layer.Kind, input: TensorShape, at location: CfgLocation, layer: Int) throws {
+    static func checkParameters(_ kind: Layer.Kind, input: TensorShape, at location: CfgLocation, layer: Int,
+                                limits: ModelLimits) throws {
         let product: (partialValue: Int, overflow: Bool)
         let key: String
         switch kind {
@@ -72,12 +90,12 @@ extension ModelDescription {
         default:
             return
         }
-        if product.overflow || product.partialValue > maximumLayerParameters {
+        if product.overflow || product.partialValue > limits.maximumLayerParameters {
             var place = location
             place.key = key
             let needed = product.overflow ? "more than \(Int.max)" : String(product.partialValue)
             throw CfgError.shapeMismatch(place, layer: layer,
-                                         detail: "\(needed) weights (\(input) input), over the limit of \(maximumLayerParameters) floats per layer (ModelDescription.maximumLayerParameters)")
+                                         detail: "\(needed) weights (\(input) input), over the limit of \(limits.maximumLayerParameters) floats per layer (ModelLimits.maximumLayerParameters)")
         }
     }
 }

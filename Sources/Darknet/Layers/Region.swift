@@ -57,15 +57,15 @@ public struct Region: Sendable, Hashable {
 
     /// `forward_region_layer` on `shape` (a channel-major batch: each channel's planes
     /// stacked, as `Network` passes it; the softmax runs over each cell of each plane).
-    func forward(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, shape: TensorShape) {
+    func forward(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, shape: TensorShape, threads: Int) {
         let plane = shape.height * shape.width
         output.update(from: input, count: shape.count)
         let entries = head.classes + 5
         for n in 0..<head.anchorCount {
             let base = output + n * entries * plane
-            Activation.logistic.apply(base, count: 2 * plane)
-            Activation.logistic.apply(base + 4 * plane, count: plane)
-            if !head.softmax { Activation.logistic.apply(base + 5 * plane, count: head.classes * plane) }
+            Activation.logistic.apply(base, count: 2 * plane, threads: threads)
+            Activation.logistic.apply(base + 4 * plane, count: plane, threads: threads)
+            if !head.softmax { Activation.logistic.apply(base + 5 * plane, count: head.classes * plane, threads: threads) }
         }
         guard head.softmax else { return }
         for n in 0..<head.anchorCount {

@@ -35,8 +35,8 @@ public struct Sam: Sendable, Hashable {
         input == sourceShape ? input : nil
     }
 
-    func forward(input: UnsafePointer<Float>, source: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
+    func forward(input: UnsafePointer<Float>, source: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, threads: Int) {
         for i in 0..<count { output[i] = input[i] * source[i] }
-        activation.apply(output, count: count)
+        activation.apply(output, count: count, threads: threads)
     }
 }

@@ -35,7 +35,7 @@ public struct ScaleChannels: Sendable, Hashable {
     /// `scale_wh`, one `H×W` plane of scales per image. With a channel-major batch of `batch`
     /// images `sourceShape` counts `C·batch` planes, and plane `p` is image `p % batch`'s.
     func forward(input: UnsafePointer<Float>, source: UnsafePointer<Float>, sourceShape: TensorShape,
-                 output: UnsafeMutablePointer<Float>, batch: Int = 1) {
+                 output: UnsafeMutablePointer<Float>, batch: Int = 1, threads: Int) {
         let plane = sourceShape.height * sourceShape.width
         for c in 0..<sourceShape.channels {
             let scales = input + (scaleWH ? (c % batch) * plane : c)
@@ -44,6 +44,6 @@ public struct ScaleChannels: Sendable, Hashable {
                 output[c * plane + i] = scale * source[c * plane + i]
             }
         }
-        activation.apply(output, count: sourceShape.count)
+        activation.apply(output, count: sourceShape.count, threads: threads)
     }
 }

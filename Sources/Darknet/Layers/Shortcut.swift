@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[shortcut]`: `output = alpha · previous + beta · layers[from]`, then `activation`
 /// (darknet's `shortcut_cpu` with `s1 = alpha`, `s2 = beta`, both 1 by default; activation
 /// linear by default). Input and output are the previous layer's `C×H×W`.
@@ -138,9 +140,9 @@ public struct Shortcut: Sendable, Hashable {
 
     /// The different-shape path: `input` is `shape` (the previous layer), `source` is `sourceShape`.
     func forward(input: UnsafePointer<Float>, shape: TensorShape, source: UnsafePointer<Float>, sourceShape: TensorShape,
-                 output: UnsafeMutablePointer<Float>) {
+                 output: UnsafeMutablePointer<Float>, threads: Int) {
         guard shape != sourceShape else {
-            return forward(input: input, source: source, output: output, count: shape.count)
+            return forward(input: input, source: source, output: output, count: shape.count, threads: threads)
         }
         let (w1, h1, c1) = (sourceShape.width, sourceShape.height, sourceShape.channels)
         let (w2, h2, c2) = (shape.width, shape.height, shape.channels)
@@ -155,20 +157,21 @@ public struct Shortcut: Sendable, Hashable {
                 }
             }
         }
-        activation.apply(output, count: shape.count)
+        activation.apply(output, count: shape.count, threads: threads)
     }
 
     /// Same shapes: element by element, split across the workers (yolov3's 23 shortcuts took
     /// about 6 ms on one core; each element's sum is the same whatever the split).
-    func forward(input: UnsafePointer<Float>, source: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
+    func forward(input: UnsafePointer<Float>, source: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int,
+                 threads: Int) {
         let (alpha, beta) = (self.alpha, self.beta)
-        Parallel.forChunks(of: count, work: count) { range in
+        Parallel.forChunks(of: count, work: count, threads: threads) { range in
             if alpha == 1 && beta == 1 {
                 for i in range { output[i] = input[i] + source[i] }
             } else {
                 for i in range { output[i] = alpha * input[i] + beta * source[i] }
             }
         }
-        activation.apply(output, count: count)
+        activation.apply(output, count: count, threads: threads)
     }
 }

@@ -43,7 +43,7 @@ extension Shortcut {
     /// `H×W`). `output` may alias `input`.
     func forwardMultilayer(input: UnsafePointer<Float>, shape: TensorShape, sources: [UnsafePointer<Float>],
                            sourceShapes: [TensorShape], weights: [Float], batch: Int,
-                           output: UnsafeMutablePointer<Float>) {
+                           output: UnsafeMutablePointer<Float>, threads: Int) {
         let plane = shape.height * shape.width
         for k in 0..<shape.channels {
             let w = tensorWeights(weights, channel: k)
@@ -57,6 +57,16 @@ extension Shortcut {
                 }
             }
         }
-        activation.apply(output, count: shape.count * batch)
+        activation.apply(output, count: shape.count * batch, threads: threads)
+    }
+}
+
+/// A weighted `[shortcut]`'s parameters: `(n + 1)` weights (`per_feature`) or `(n + 1)·C`
+/// (`per_channel`), one per input (the previous layer first, then each `from` layer).
+public struct ShortcutWeights: Sendable {
+    public var weights: [Float]
+
+    public init(weights: [Float]) {
+        self.weights = weights
     }
 }

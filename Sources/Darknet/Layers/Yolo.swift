@@ -1,3 +1,5 @@
+import Kernels
+
 import YOLO
 
 /// `[yolo]`: input = output `(mask.count · (5 + classes)) × H × W`. Forward writes the logistic
@@ -79,7 +81,7 @@ public struct Yolo: Sendable, Hashable {
     /// Channels the input must have: `mask.count · (classes + 5)`.
     public var expectedChannels: Int { head.mask.count * (head.classes + 5) }
 
-    func forward(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, shape: TensorShape) {
+    func forward(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, shape: TensorShape, threads: Int) {
         let plane = shape.height * shape.width
         let entries = head.classes + 5
         guard !head.newCoords else {
@@ -90,10 +92,10 @@ public struct Yolo: Sendable, Hashable {
         // The logistic reads the input and writes the output: no copy first, but for w and h.
         for n in 0..<head.mask.count {
             let (from, base) = (input + n * entries * plane, output + n * entries * plane)
-            Logistic.apply(from, base, count: 2 * plane)
+            Logistic.apply(from, base, count: 2 * plane, threads: threads)
             scale(base, count: 2 * plane)
             (base + 2 * plane).update(from: from + 2 * plane, count: 2 * plane)
-            Logistic.apply(from + 4 * plane, base + 4 * plane, count: (1 + head.classes) * plane)
+            Logistic.apply(from + 4 * plane, base + 4 * plane, count: (1 + head.classes) * plane, threads: threads)
         }
     }
 

@@ -1,3 +1,5 @@
+import Kernels
+
 /// A model with its weights and activation buffers: runs forward passes of `batch` images.
 ///
 /// Not thread-safe: one `Network` runs one forward at a time (it owns its buffers). Use one
@@ -10,14 +12,16 @@
 /// yolo…) runs unchanged on `C·batch` planes. `forward` takes and returns images one after the
 /// other (CHW each); `[connected]` and `[softmax]` run image by image.
 public final class Network {
-    public let model: ModelDescription
+    /// The model and its prepared parameters, shared read-only with the other networks made from it.
+    public let prepared: PreparedModel
+    public var model: ModelDescription { prepared.model }
     /// Images per forward pass.
     public let batch: Int
-    /// Folded parameters of each convolutional, connected and batchnorm layer (nil for other layers).
-    let parameters: [ConvolutionWeights?]
     let plan: MemoryPlan
     /// Pools their convolution computes (`fusedPools`).
     let fusedPools: [Bool]
+    /// What the kernels are told (the prepared model's options).
+    private let context: KernelContext
     /// One allocation for every activation (`plan.offsetOfLayer`).
     private let arena: UnsafeMutablePointer<Float>
     /// Views of the `outputLayers`' outputs inside the arena (what `forwardViews` returns).
@@ -30,9 +34,6 @@ public final class Network {
     /// Largest batch a network accepts.
     public static let maximumBatch = 1024
 
-    /// Largest activation memory a network may allocate (raise it for huge inputs).
-    nonisolated(unsafe) public static var maximumActivationBytes = 8 << 30
-
     /// The output of one layer, copied out of the network's buffers.
     public struct LayerOutput: Sendable {
         public var layer: Int
@@ -40,39 +41,44 @@ public final class Network {
         public var values: [Float]
     }
 
-    /// `algorithm` picks each convolution's method (`ConvolutionAlgorithm`); parameters that
-    /// `Network.prepare` already transformed keep their method.
-    /// `batch` (1...`maximumBatch`): images per forward pass; activations grow with it.
-    public convenience init(model: ModelDescription, weights: consuming [Int: ConvolutionWeights],
-                            algorithm: ConvolutionAlgorithm = .auto, batch: Int = 1) throws {
-        try self.init(model: model, weights: weights, algorithm: algorithm, batch: batch, inPlaceRoutes: true)
+    /// A network of `batch` images (1...`maximumBatch`) on `prepared`'s parameters; its
+    /// activation buffers are allocated here, once, within the model's
+    /// `ModelLimits.maximumActivationBytes`.
+    public convenience init(_ prepared: PreparedModel, batch: Int = 1) throws {
+        try self.init(prepared, batch: batch, inPlaceRoutes: true)
+    }
+
+    /// Prepares `weights` under `options` (`PreparedModel`) for a network of `batch` images.
+    public convenience init(model: ModelDescription, weights: consuming ModelWeights, options: ExecutionOptions = .init(),
+                            batch: Int = 1) throws {
+        try self.init(PreparedModel(model: model, weights: weights, options: options, batch: batch), batch: batch)
+    }
+
+    /// Loads a cfg and its weights. `width`/`height` override `[net]`'s input size.
+    public convenience init(cfg: String, weights: String, width: Int? = nil, height: Int? = nil,
+                            options: ExecutionOptions = .init()) throws {
+        let model = try ModelDescription(contentsOf: cfg, width: width, height: height)
+        try self.init(PreparedModel(model: model, weightsFile: weights, options: options))
     }
 
     /// `inPlaceRoutes: false` makes every multi-source route copy, `inPlaceShortcuts: false`
     /// every shortcut add into its own block (tests compare the plans).
-    init(model: ModelDescription, weights: consuming [Int: ConvolutionWeights], algorithm: ConvolutionAlgorithm,
-         batch: Int = 1, inPlaceRoutes: Bool, inPlaceShortcuts: Bool = true) throws {
+    init(_ prepared: PreparedModel, batch: Int = 1, inPlaceRoutes: Bool, inPlaceShortcuts: Bool = true) throws {
         guard (1...Self.maximumBatch).contains(batch) else { throw NetworkError.invalidBatch(batch, maximum: Self.maximumBatch) }
-        self.model = model
+        let model = prepared.model
+        self.prepared = prepared
         self.batch = batch
-        let prepared = Self.prepare(consume weights, for: model, algorithm: algorithm, batch: batch)
-        for layer in model.layers where WeightsReader.parts(of: layer) != nil && prepared[layer.index] == nil {
-            throw NetworkError.missingParameters(layer: layer.index, type: layer.typeName)
-        }
-        self.parameters = model.layers.map { prepared[$0.index] }
+        context = prepared.options.kernels
         let plan = MemoryPlan(layers: model.layers, batch: batch, inPlaceRoutes: inPlaceRoutes,
                               inPlaceShortcuts: inPlaceShortcuts)
         self.plan = plan
-        self.fusedPools = Self.fusedPools(model: model, parameters: parameters, plan: plan)
-        let workspaceCount = Self.workspaceCount(for: model, methods: model.layers.map { layer in
-            guard case .convolutional = layer.kind else { return nil }
-            return prepared[layer.index].map(Self.method) ?? .im2col
-        }, batch: batch)
+        self.fusedPools = Self.fusedPools(model: model, convolutions: prepared.convolutions, plan: plan)
+        let workspaceCount = Self.workspaceCount(for: model, methods: prepared.methods, batch: batch,
+                                                 blocking: prepared.options.blocking)
         let inputFloats = batch > 1 ? batch * model.inputShape.count : 0
         let bytes = (plan.totalFloats + workspaceCount + inputFloats) * MemoryLayout<Float>.stride
-        if bytes > Self.maximumActivationBytes {
-            throw NetworkError.tooMuchMemory(bytesNeeded: bytes, limit: Self.maximumActivationBytes)
-        }
+        let limit = model.limits.maximumActivationBytes
+        if bytes > limit { throw NetworkError.tooMuchMemory(bytesNeeded: bytes, limit: limit) }
         self.workspaceCount = workspaceCount
         self.workspace = .allocate(capacity: max(workspaceCount, 1))
         let arena = UnsafeMutablePointer<Float>.allocate(capacity: max(plan.arenaFloats, 1))
@@ -94,13 +100,14 @@ public final class Network {
     /// Floats of the one workspace a network of `batch` images needs when its convolutions run
     /// `methods` (indexed by layer): the largest any layer needs (im2col blocks, Winograd's
     /// transformed tiles, image-by-image copies of a batch).
-    static func workspaceCount(for model: ModelDescription, methods: [ConvolutionMethod?], batch: Int) -> Int {
+    static func workspaceCount(for model: ModelDescription, methods: [ConvolutionMethod?], batch: Int,
+                               blocking: Blocking) -> Int {
         var count = 0
         for layer in model.layers {
             switch layer.kind {
             case .convolutional(let conv):
-                count = max(count, conv.workspaceCount(input: layer.input, output: layer.output,
-                                                       method: methods[layer.index] ?? .im2col, batch: batch))
+                count = max(count, PreparedConvolution.workspaceCount(layer, conv, method: methods[layer.index] ?? .im2col,
+                                                                      images: batch, blocking: blocking))
             case .local(let local):  // im2col columns (+ one gathered image and its output in a batch)
                 let columns = local.size * local.size * layer.input.channels * layer.output.height * layer.output.width
                 count = max(count, columns + (batch > 1 ? layer.input.count + layer.output.count : 0))
@@ -115,62 +122,11 @@ public final class Network {
         return count
     }
 
-    /// Loads a cfg and its weights. `width`/`height` override `[net]`'s input size.
-    public convenience init(cfg: String, weights: String, width: Int? = nil, height: Int? = nil,
-                            algorithm: ConvolutionAlgorithm = .auto) throws {
-        let model = try ModelDescription(contentsOf: cfg, width: width, height: height)
-        // The reader prepares each convolution for its method as it reads it (`Network.prepare`
-        // then leaves them as they are).
-        let methods = model.convolutionMethods(algorithm)
-        try self.init(model: model, weights: WeightsReader.read(contentsOf: weights, for: model, methods: methods),
-                      algorithm: algorithm)
-    }
-
-    /// `weights` with every convolution ready for the method `algorithm` gives it (Winograd
-    /// layers get their transformed weights, once). Networks built from the result share it.
-    ///
-    /// `weights` is consumed and updated in place: a layer's plain weights are freed as soon as
-    /// its transformed ones exist (when the caller holds no other reference), so loading never
-    /// holds both forms of every Winograd layer at once (yolov3 `detect` at 416: peak RSS
-    /// 26 MiB lower under auto, 116 MiB lower under winograd-f2).
-    /// `batch`: the images per forward pass the `auto` memory budget plans for.
-    public static func prepare(_ weights: consuming [Int: ConvolutionWeights], for model: ModelDescription,
-                               algorithm: ConvolutionAlgorithm, batch: Int = 1) -> [Int: ConvolutionWeights] {
-        let methods = model.convolutionMethods(algorithm, batch: batch)
-        for layer in model.layers {
-            guard case .convolutional(let conv) = layer.kind, let method = methods[layer.index],
-                  let parameters = weights.removeValue(forKey: layer.index) else { continue }
-            weights[layer.index] = parameters.prepared(for: method, channels: layer.input.channels, output: layer.output,
-                                                       groups: conv.groups)
-        }
-        return weights
-    }
-
     /// The method each convolution runs (nil for other layers), as `summary` and `benchmark` show.
-    public var methods: [ConvolutionMethod?] {
-        model.layers.map { layer in
-            guard case .convolutional(let conv) = layer.kind else { return nil }
-            let method = parameters[layer.index].map(Self.method) ?? .im2col
-            return method == .im2col && conv.isPointwise ? .gemm : method
-        }
-    }
+    public var methods: [ConvolutionMethod?] { prepared.methods }
 
-    /// The method prepared parameters run: their Winograd variant, else im2col (or plain GEMM).
-    private static func method(_ parameters: ConvolutionWeights) -> ConvolutionMethod {
-        switch parameters.stride2 {
-        case .f4: return .winogradStride2
-        case .f2: return .winogradStride2F2
-        case nil: break
-        }
-        switch parameters.winogradVariant {
-        case .f4: return parameters.winogradStreamed ? .winogradStreamed : .winograd
-        case .f2: return parameters.winogradStreamed ? .winogradF2Streamed : .winogradF2
-        case nil: return .im2col
-        }
-    }
-
-    /// Bytes of convolution parameters each layer holds (0 for layers without).
-    public var parameterBytes: [Int] { parameters.map { $0?.bytes ?? 0 } }
+    /// Bytes of parameters each layer holds (0 for layers without).
+    public var parameterBytes: [Int] { prepared.parameterBytes }
 
     deinit {
         arena.deallocate()
@@ -305,18 +261,19 @@ public final class Network {
         func stacked(_ shape: TensorShape) -> TensorShape {
             TensorShape(channels: shape.channels, height: shape.height * batch, width: shape.width)
         }
+        let threads = context.threads
         switch layer.kind {
-        case .convolutional(let conv):
-            guard let weights = parameters[layer.index] else { preconditionFailure("convolution \(layer.index) has no weights") }
-            var residual: UnsafePointer<Float>? = nil
+        case .convolutional:
+            guard let convolution = prepared.convolutions[layer.index] else {
+                preconditionFailure("convolution \(layer.index) has no weights")
+            }
+            var io = ConvolutionIO(input: previous, output: out, images: batch)
             if fuse, layer.index + 1 < model.layers.count, plan.shortcutInPlace[layer.index + 1],
                case .shortcut(let shortcut) = model.layers[layer.index + 1].kind {
-                residual = UnsafePointer(output(of: shortcut.source))
+                io.residual = UnsafePointer(output(of: shortcut.source))
             }
-            let pooled = fuse && layer.index + 1 < model.layers.count && fusedPools[layer.index + 1]
-                ? output(of: layer.index + 1) : nil
-            conv.forward(input: previous, inputShape: layer.input, output: out, outputShape: layer.output,
-                         weights: weights, workspace: workspace, batch: batch, residual: residual, pooled: pooled, timer: &timer)
+            if fuse && layer.index + 1 < model.layers.count && fusedPools[layer.index + 1] { io.pooled = output(of: layer.index + 1) }
+            convolution.route.run(io, workspace: workspace, context: context, timer: &timer)
         case .maxpool where fuse && fusedPools[layer.index]:
             break  // pooled by the convolution before it
         case .maxpool(let pool):
@@ -325,7 +282,8 @@ public final class Network {
                     pool.forwardDepth(input: $0, inputShape: layer.input, output: $1, outChannels: outChannels)
                 }
             } else {
-                pool.forward(input: previous, inputShape: planes(layer.input), output: out, outputShape: planes(layer.output))
+                pool.forward(input: previous, inputShape: planes(layer.input), output: out, outputShape: planes(layer.output),
+                             threads: threads)
             }
         case .upsample(let upsample):
             upsample.forward(input: previous, inputShape: planes(layer.input), output: out)
@@ -339,46 +297,58 @@ public final class Network {
             shortcut.forwardMultilayer(input: previous, shape: layer.output,
                                        sources: shortcut.sources.map { UnsafePointer(output(of: $0)) },
                                        sourceShapes: shortcut.sources.map { model.layers[$0].output },
-                                       weights: parameters[layer.index]?.weights ?? [], batch: batch, output: out)
+                                       weights: shortcutWeights(layer.index), batch: batch, output: out, threads: threads)
         case .shortcut(let shortcut):
             shortcut.forward(input: previous, shape: planes(layer.output), source: UnsafePointer(output(of: shortcut.source)),
-                             sourceShape: planes(model.layers[shortcut.source].output), output: out)
+                             sourceShape: planes(model.layers[shortcut.source].output), output: out, threads: threads)
         case .yolo(let yolo):
-            yolo.forward(input: previous, output: out, shape: stacked(layer.output))
+            yolo.forward(input: previous, output: out, shape: stacked(layer.output), threads: threads)
         case .avgpool(let pool):
             pool.forward(input: previous, inputShape: planes(layer.input), output: out)
         case .connected(let connected):
-            guard let weights = parameters[layer.index] else { preconditionFailure("connected \(layer.index) has no weights") }
+            guard case .connected(let weights) = prepared.weights[layer.index] else {
+                preconditionFailure("connected \(layer.index) has no weights")
+            }
             eachImage(layer, previous, out) { input, output in
-                connected.forward(input: input, inputCount: layer.input.count, output: output, weights: weights)
+                connected.forward(input: input, inputCount: layer.input.count, output: output, weights: weights, threads: threads)
             }
         case .softmax(let softmax):
             eachImage(layer, previous, out) { softmax.forward(input: $0, output: $1, count: layer.output.count) }
         case .batchnorm(let batchnorm):
-            guard let weights = parameters[layer.index] else { preconditionFailure("batchnorm \(layer.index) has no weights") }
+            guard case .batchnorm(let weights) = prepared.weights[layer.index] else {
+                preconditionFailure("batchnorm \(layer.index) has no weights")
+            }
             batchnorm.forward(input: previous, shape: stacked(layer.output), output: out, weights: weights)
         case .sam(let sam):
             sam.forward(input: previous, source: UnsafePointer(output(of: sam.source)), output: out,
-                        count: layer.output.count * batch)
+                        count: layer.output.count * batch, threads: threads)
         case .scaleChannels(let scale):
             scale.forward(input: previous, source: UnsafePointer(output(of: scale.source)), sourceShape: planes(layer.output),
-                          output: out, batch: batch)
+                          output: out, batch: batch, threads: threads)
         case .reorg(let reorg):
             eachImage(layer, previous, out) { reorg.forward(input: $0, inputShape: layer.input, output: $1) }
         case .local(let local):
-            guard let weights = parameters[layer.index] else { preconditionFailure("local \(layer.index) has no weights") }
+            guard case .local(let weights) = prepared.weights[layer.index] else {
+                preconditionFailure("local \(layer.index) has no weights")
+            }
             let columns = workspace + (batch > 1 ? layer.input.count + layer.output.count : 0)
             eachImage(layer, previous, out) {
                 local.forward(input: $0, inputShape: layer.input, output: $1, outputShape: layer.output,
-                              weights: weights, columns: columns)
+                              weights: weights, columns: columns, threads: threads)
             }
         case .crop(let crop):
             crop.forward(input: previous, inputShape: planes(layer.input), output: out)
         case .region(let region):
-            region.forward(input: previous, output: out, shape: stacked(layer.output))
+            region.forward(input: previous, output: out, shape: stacked(layer.output), threads: threads)
         case .dropout, .cost:
             if out != previous { out.update(from: previous, count: layer.output.count * batch) }
         }
+    }
+
+    /// A weighted shortcut's weights (none for a plain multi-source one).
+    private func shortcutWeights(_ index: Int) -> [Float] {
+        guard case .shortcut(let weights) = prepared.weights[index] else { return [] }
+        return weights.weights
     }
 
     /// Runs `body` on each image of the batch in CHW: the layers that mix channels and pixels of

@@ -1,4 +1,5 @@
 import Foundation
+import Kernels
 
 /// Reads a darknet `.weights` file for a `ModelDescription`.
 ///
@@ -81,8 +82,8 @@ public enum WeightsReader {
     static func transposesConnected(_ header: Header) -> Bool { header.major > 1000 || header.minor > 1000 }
 
     /// The layer's parameters, folded, from the arrays `parts(of:)` listed. Convolutions are
-    /// not here: `read` folds their weights as it copies them.
-    static func fold(_ layer: Layer, _ arrays: consuming [[Float]], transpose: Bool) -> ConvolutionWeights? {
+    /// not here: `walk` folds their weights as it copies them.
+    static func fold(_ layer: Layer, _ arrays: consuming [[Float]], transpose: Bool) -> LayerWeights? {
         switch layer.kind {
         case .connected(let connected):
             var weights = arrays[1]
@@ -92,19 +93,19 @@ public enum WeightsReader {
                     for c in 0..<columns { weights[c * rows + r] = arrays[1][r * columns + c] }
                 }
             }
-            if connected.batchNormalize {
-                return .folding(weights: weights, biases: arrays[0], scales: arrays[2],
-                                rollingMean: arrays[3], rollingVariance: arrays[4])
-            }
-            return ConvolutionWeights(weights: weights, biases: arrays[0])
+            guard connected.batchNormalize else { return .connected(ConnectedWeights(weights: weights, biases: arrays[0])) }
+            let folded = ConvolutionWeights.folding(weights: weights, biases: arrays[0], scales: arrays[2],
+                                                    rollingMean: arrays[3], rollingVariance: arrays[4])
+            return .connected(ConnectedWeights(weights: folded.weights, biases: folded.biases))
         case .local:
-            return ConvolutionWeights(weights: arrays[1], biases: arrays[0])
+            return .local(LocalWeights(weights: arrays[1], biases: arrays[0]))
         case .shortcut:
-            return ConvolutionWeights(weights: arrays[0], biases: [])
+            return .shortcut(ShortcutWeights(weights: arrays[0]))
         case .batchnorm:
             let n = layer.input.channels
-            return .folding(weights: [Float](repeating: 1, count: n), biases: [Float](repeating: 0, count: n),
-                            scales: arrays[0], rollingMean: arrays[1], rollingVariance: arrays[2])
+            let (factors, offsets) = ConvolutionWeights.foldingFactors(biases: [Float](repeating: 0, count: n), scales: arrays[0],
+                                                                       rollingMean: arrays[1], rollingVariance: arrays[2])
+            return .batchnorm(BatchnormWeights(scales: factors.map { Float($0) }, offsets: offsets))
         default:
             return nil
         }
@@ -125,63 +126,93 @@ public enum WeightsReader {
         return Header(major: major, minor: minor, revision: revision, seen: UInt64(seen), size: 16)
     }
 
-    /// Reads the file through `mmap`, releasing each layer's pages once folded (`MappedFile`).
-    /// `methods` (by layer index, as `ModelDescription.convolutionMethods` gives them): the
-    /// convolutions come back prepared for them, as `Network.prepare` would leave them.
-    public static func read(contentsOf path: String, for model: ModelDescription,
-                            methods: [ConvolutionMethod?] = []) throws -> [Int: ConvolutionWeights] {
+    /// Reads the file through `mmap`, releasing each layer's pages once folded (`MappedFile`):
+    /// every layer's folded parameters.
+    public static func read(contentsOf path: String, for model: ModelDescription) throws -> ModelWeights {
         let file = try MappedFile(path: path)
-        return try read(file.bytes, file: path, for: model, methods: methods, consumed: file.release(upTo:))
+        return try read(file.bytes, file: path, for: model, consumed: file.release(upTo:))
     }
 
-    /// Parses the bytes of a weights file: layer index → folded parameters (convolutional,
-    /// connected, batchnorm), the convolutions prepared for `methods` as in `read(contentsOf:)`.
-    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, for model: ModelDescription,
-                            methods: [ConvolutionMethod?] = []) throws -> [Int: ConvolutionWeights] {
-        try read(bytes, file: file, for: model, methods: methods, consumed: { _ in })
+    /// Parses the bytes of a weights file: every layer's folded parameters.
+    public static func read(_ bytes: UnsafeRawBufferPointer, file: String, for model: ModelDescription) throws -> ModelWeights {
+        try read(bytes, file: file, for: model, consumed: { _ in })
     }
 
-    /// The method `methods` gives convolution `layer`, nil when it gives none or one the layer
-    /// cannot run (a Winograd method on a layer of another shape, `Convolutional.runs`: such a
-    /// layer stays plain, as `Network.prepare` would leave it to im2col).
-    static func method(of layer: Layer, in methods: [ConvolutionMethod?]) -> ConvolutionMethod? {
-        guard case .convolutional(let conv) = layer.kind, methods.indices.contains(layer.index),
-              let method = methods[layer.index] else { return nil }
-        return conv.runs(method) ? method : nil
-    }
-
-    /// The convolutions whose weights `read` transforms for Winograd as it reads them (their
-    /// variant, nil for the others): their plain weights only pass through a scratch buffer.
-    static func transformedVariant(_ layer: Layer, _ methods: [ConvolutionMethod?]) -> Winograd.Variant? {
-        guard let method = method(of: layer, in: methods), !method.isStreamed else { return nil }
-        return method.winogradVariant
-    }
-
-    /// `consumed(offset)` is told after each layer that the bytes before `offset` are no longer needed.
-    ///
-    /// A layer transformed for Winograd has its plain weights copied (and folded) into one
-    /// scratch buffer reused from layer to layer, and transformed from there: a fresh array per
-    /// layer, only to be freed once transformed, cost yolov3 94 MB of new pages, which this VM
-    /// fills at about 1.5 GB/s.
     static func read(_ bytes: UnsafeRawBufferPointer, file: String, for model: ModelDescription,
-                     methods: [ConvolutionMethod?], consumed: (Int) -> Void) throws -> [Int: ConvolutionWeights] {
+                     consumed: (Int) -> Void) throws -> ModelWeights {
+        var weights = ModelWeights()
+        try walk(bytes, file: file, for: model, threads: GEMM.defaultThreads, scratch: { _ in false }, consumed: consumed) {
+            layer, parameters in
+            if case .plain(let plain) = parameters { weights[layer.index] = plain }
+        }
+        return weights
+    }
+
+    /// Reads `path` into a `PreparedModel` planned for `batch` images under `options`, each
+    /// convolution prepared for its method as soon as it is read.
+    static func prepare(contentsOf path: String, for model: ModelDescription, options: ExecutionOptions,
+                        batch: Int) throws -> PreparedModel {
+        let file = try MappedFile(path: path)
+        return try prepare(file.bytes, file: path, for: model, options: options, batch: batch, consumed: file.release(upTo:))
+    }
+
+    static func prepare(_ bytes: UnsafeRawBufferPointer, file: String, for model: ModelDescription, options: ExecutionOptions,
+                        batch: Int, consumed: (Int) -> Void = { _ in }) throws -> PreparedModel {
+        let methods = model.convolutionMethods(options, batch: batch)
+        var convolutions = [PreparedConvolution?](repeating: nil, count: model.layers.count)
+        var others = [LayerWeights?](repeating: nil, count: model.layers.count)
+        // Layers transformed at load take their folded weights from a scratch buffer.
+        try walk(bytes, file: file, for: model, threads: options.threads, scratch: { methods[$0.index] == .winograd },
+                 consumed: consumed) { layer, parameters in
+            switch (layer.kind, parameters) {
+            case (.convolutional(let conv), .plain(.convolution(let plain))):
+                convolutions[layer.index] = PreparedConvolution(layer, conv, weights: plain, method: methods[layer.index]!,
+                                                                options: options)
+            case (.convolutional(let conv), .scratch(let plain, let biases)):
+                let spec = ConvolutionSpec(layer, conv, biases: biases)
+                convolutions[layer.index] = .winograd(WinogradConvolution(spec, transforming: plain, options: options))
+            case (_, .plain(let weights)):
+                others[layer.index] = weights
+            default:
+                preconditionFailure("WeightsReader.prepare: scratch weights for layer \(layer.index), not a convolution")
+            }
+        }
+        return try PreparedModel(model: model, options: options, convolutions: convolutions, weights: others)
+    }
+
+    /// What `walk` hands over for each layer with parameters: folded parameters, or a
+    /// convolution's folded weights in the scratch buffer (valid during the call) and its biases.
+    enum Parameters {
+        case plain(LayerWeights)
+        case scratch(UnsafeBufferPointer<Float>, biases: [Float])
+    }
+
+    /// Walks the file layer by layer and calls `body` with each layer's parameters.
+    /// `consumed(offset)` is told after each layer that the bytes before `offset` are no longer
+    /// needed. A convolution for which `scratch` says so has its weights copied (and folded)
+    /// into one buffer reused from layer to layer: a fresh array per layer, only to be freed
+    /// once transformed, cost yolov3 94 MB of new pages to fault in and fill.
+    static func walk(_ bytes: UnsafeRawBufferPointer, file: String, for model: ModelDescription, threads: Int,
+                     scratch useScratch: (Layer) -> Bool, consumed: (Int) -> Void,
+                     _ body: (Layer, Parameters) throws -> Void) throws {
         try rejectNonWeights(bytes, file: file)
         let header = try readHeader(bytes, file: file)
         let expected = header.size + parameterBytes(for: model)
-        let scratchCount = model.layers.filter { transformedVariant($0, methods) != nil }
-            .map { parts(of: $0)!.last!.count }.max() ?? 0
+        let scratchCount = model.layers.filter { layer in
+            guard case .convolutional = layer.kind else { return false }
+            return useScratch(layer)
+        }.map { parts(of: $0)!.last!.count }.max() ?? 0
         let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: scratchCount)
         defer { scratch.deallocate() }
         var offset = header.size
-        var result: [Int: ConvolutionWeights] = [:]
         for layer in model.layers {
             guard let parts = parts(of: layer) else { continue }
-            let method = method(of: layer, in: methods)
-            let variant = transformedVariant(layer, methods)
+            var convolution: Convolutional?
+            if case .convolutional(let conv) = layer.kind { convolution = conv }
+            let inScratch = convolution != nil && useScratch(layer)
             var arrays: [[Float]] = []
             // A batch-normalized convolution's weights come last: they are folded as they are
-            // copied, each slice while it is in the worker's cache (a separate pass over yolov3's
-            // 62M weights took 13–23 ms of its load).
+            // copied, each slice while it is in the worker's cache.
             var folding: (factors: [Double], biases: [Float])?
             for (index, part) in parts.enumerated() {
                 let byteCount = part.count * 4
@@ -189,17 +220,17 @@ public enum WeightsReader {
                     throw WeightsError.tooShort(file: file, layer: layer.index, part: part.name, offset: offset,
                                                 expectedSize: expected, actualSize: bytes.count)
                 }
-                if index == parts.count - 1, case .convolutional(let conv) = layer.kind, conv.batchNormalize {
+                if index == parts.count - 1, let convolution, convolution.batchNormalize {
                     folding = ConvolutionWeights.foldingFactors(biases: arrays[0], scales: arrays[1],
                                                                 rollingMean: arrays[2], rollingVariance: arrays[3])
                 }
                 let source = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + byteCount)])
                 let bad: Int?
-                if index == parts.count - 1, variant != nil {
+                if index == parts.count - 1, inScratch {
                     bad = copyFloats(source, into: UnsafeMutableBufferPointer(rebasing: scratch[0..<part.count]),
-                                     scaledBy: folding?.factors)
+                                     scaledBy: folding?.factors, threads: threads)
                 } else {
-                    let copy = copyFloats(source, scaledBy: folding?.factors)
+                    let copy = copyFloats(source, scaledBy: folding?.factors, threads: threads)
                     arrays.append(copy.values)
                     bad = copy.firstNonFinite
                 }
@@ -208,28 +239,21 @@ public enum WeightsReader {
                 }
                 offset += byteCount
             }
-            if case .convolutional(let conv) = layer.kind {
+            if convolution != nil {
                 let biases = folding?.biases ?? arrays[0]
-                let channels = layer.input.channels
-                if let variant {
-                    let plain = UnsafeBufferPointer(rebasing: scratch[0..<parts.last!.count])
-                    result[layer.index] = ConvolutionWeights(transforming: plain, variant, biases: biases,
-                                                             channels: channels, output: layer.output)
+                if inScratch {
+                    try body(layer, .scratch(UnsafeBufferPointer(rebasing: scratch[0..<parts.last!.count]), biases: biases))
                 } else {
-                    let plain = ConvolutionWeights(weights: arrays.removeLast(), biases: biases)
-                    result[layer.index] = method.map {
-                        plain.prepared(for: $0, channels: channels, output: layer.output, groups: conv.groups)
-                    } ?? plain
+                    try body(layer, .plain(.convolution(ConvolutionWeights(weights: arrays.removeLast(), biases: biases))))
                 }
-            } else {
-                result[layer.index] = fold(layer, consume arrays, transpose: transposesConnected(header))
+            } else if let folded = fold(layer, consume arrays, transpose: transposesConnected(header)) {
+                try body(layer, .plain(folded))
             }
             consumed(offset)
         }
         if bytes.count != expected {
             throw WeightsError.tooLong(file: file, expectedSize: expected, actualSize: bytes.count)
         }
-        return result
     }
 
     /// The little-endian float32s of `source`, and the index of the first one that is NaN or
@@ -241,11 +265,11 @@ public enum WeightsReader {
     /// `factors` (batch-norm folding, one per filter, the floats split evenly among them): each
     /// value `w` becomes `Float(Double(w) · factor)`, as `ConvolutionWeights.folding` computes it;
     /// the finiteness check is on the values as stored.
-    static func copyFloats(_ source: UnsafeRawBufferPointer, scaledBy factors: [Double]? = nil)
+    static func copyFloats(_ source: UnsafeRawBufferPointer, scaledBy factors: [Double]? = nil, threads: Int)
         -> (values: [Float], firstNonFinite: Int?) {
         var bad: Int?
         let values = [Float](unsafeUninitializedCapacity: source.count / 4) { buffer, initialized in
-            bad = copyFloats(source, into: buffer, scaledBy: factors)
+            bad = copyFloats(source, into: buffer, scaledBy: factors, threads: threads)
             initialized = buffer.count
         }
         return (values, bad)
@@ -254,7 +278,7 @@ public enum WeightsReader {
     /// `copyFloats` into `buffer` (`source.count / 4` floats): returns the index of the first
     /// value that is NaN or infinite, nil when all are finite.
     static func copyFloats(_ source: UnsafeRawBufferPointer, into buffer: UnsafeMutableBufferPointer<Float>,
-                           scaledBy factors: [Double]? = nil) -> Int? {
+                           scaledBy factors: [Double]? = nil, threads: Int) -> Int? {
         let count = source.count / 4
         precondition(buffer.count == count, "copyFloats: \(count) floats into \(buffer.count)")
         let perFilter = factors.map { $0.isEmpty ? 0 : count / $0.count } ?? 0
@@ -265,7 +289,7 @@ public enum WeightsReader {
         defer { flags.deallocate() }
         flags.initialize(repeating: false)
         nonisolated(unsafe) let found = flags
-        Parallel.forChunks(of: chunks, work: count) { range in
+        Parallel.forChunks(of: chunks, work: count, threads: threads) { range in
             for chunk in range {
                 let start = chunk * 65_536, end = min(count, start + 65_536)
                 let slice = UnsafeRawBufferPointer(rebasing: source[(start * 4)..<(end * 4)])

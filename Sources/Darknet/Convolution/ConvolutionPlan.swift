@@ -1,0 +1,142 @@
+import Kernels
+
+extension ModelDescription {
+    /// Memory a running process holds besides the parameters, the activation arena and the
+    /// workspace: the Swift runtime, OpenBLAS's buffers, thread stacks, the decoded photo, its
+    /// letterboxed copy and the decoded candidates; the last ones grow with the input. Measured
+    /// with `detect` of yolov3 at 416, 608 and 800 (docs/bench-log.md, 2026-11-23): about
+    /// 33.6 MB + 45 bytes per input pixel, so 36 MiB + 48 bytes a pixel keeps a few MB in hand.
+    public var processReserveBytes: Int { (36 << 20) + 48 * inputShape.width * inputShape.height }
+    /// Bytes `auto` may always spend on transformed weights, whatever the budget says.
+    public static let winogradMemoryFloor = 32 << 20
+    /// Models with at most this many bytes of parameters (yolov3-tiny: 35 MB) may spend up to 4×
+    /// their parameters on transformed weights (`winogradAllowance`).
+    public static let smallModelBytes = 64 << 20
+
+    /// What `auto` may spend on transformed weights whatever twice the parameters leave:
+    /// `winogradMemoryFloor`, or for a small model (`smallModelBytes`) 4× its `parameters`: a
+    /// small model's process is mostly fixed costs (runtime, OpenBLAS, the photo), and 4× lets
+    /// every layer of yolov3-tiny take weights transformed at load, 6% faster on its large
+    /// grids than streamed and 10% on its small ones (docs/bench-log.md).
+    public static func winogradAllowance(parameters: Int) -> Int {
+        parameters <= smallModelBytes ? max(winogradMemoryFloor, 4 * parameters) : winogradMemoryFloor
+    }
+
+    /// The method each convolution runs under `options` (nil for layers that are not
+    /// convolutions), as `PreparedConvolution` will run it: 1×1 stride-1 layers `gemm`, short and
+    /// wide im2col matrices `im2col-bands` (`Im2colBands`).
+    ///
+    /// `auto` keeps a network of `batch` images within twice the parameter bytes darknet stores
+    /// (about 2× the `.weights` file) while it gives Winograd F(4×4) the 3×3 stride-1 layers
+    /// with at least 16 input channels (below that the GEMMs are too thin to pay for the
+    /// transforms):
+    /// 1. streamed (`winograd-streamed`, darknet's memory) to every such layer, when OpenBLAS's
+    ///    packed kernel streams it (`Winograd.streams`);
+    /// 2. then weights transformed at load (`winograd`, 3× more bytes per layer), smallest output
+    ///    first, while the budget allows: on small grids each weight serves few tiles, so the
+    ///    transform during the pass costs most there (yolov3 at 416: a 13×13 layer 5.0 ms
+    ///    streamed against 3.9 transformed at load, a 52×52 one 2.9 against 3.05).
+    ///
+    /// The budget for the extra weights is what remains of twice the parameters after the plain
+    /// parameters, the activation arena (`MemoryPlan`), the workspace and `processReserveBytes`,
+    /// but at least `winogradAllowance`; a layer whose workspace is larger than the others' pays
+    /// for the growth too. So the choice depends on the input size.
+    public func convolutionMethods(_ options: ExecutionOptions = .init(), batch: Int = 1) -> [ConvolutionMethod?] {
+        let streams = { (conv: Convolutional) in Winograd.streams(filters: conv.filters, kernel: options.kernels.packed) }
+        var methods = plainMethods(options.blocking)
+        switch options.convolutionAlgorithm {
+        case .im2col:
+            break
+        case .winograd, .winogradStreamed:
+            for layer in layers {
+                guard case .convolutional(let conv) = layer.kind, conv.winogradEligible else { continue }
+                methods[layer.index] = options.convolutionAlgorithm == .winogradStreamed && streams(conv) ? .winogradStreamed : .winograd
+            }
+        case .auto:
+            methods = autoMethods(options, batch: batch).methods
+        }
+        return methods
+    }
+
+    /// `gemm` for the 1×1 convolutions, `im2col` or `im2col-bands` for the others.
+    private func plainMethods(_ blocking: Blocking) -> [ConvolutionMethod?] {
+        layers.map { layer in
+            guard case .convolutional(let conv) = layer.kind else { return nil }
+            if conv.isPointwise { return .gemm }
+            let group = ConvolutionSpec.group(ConvolutionSpec.geometry(layer, conv), groups: conv.groups)
+            return Im2colBands.bandRows(group, blocking) == nil ? .im2col : .im2colBands
+        }
+    }
+
+    /// `auto`'s choice (see `convolutionMethods`), and whether twice the parameters refused a
+    /// layer a method it would otherwise have got (`autoIsMemoryBound`).
+    private func autoMethods(_ options: ExecutionOptions, batch: Int) -> (methods: [ConvolutionMethod?], bound: Bool) {
+        var methods = plainMethods(options.blocking)
+        let candidates = layers.compactMap { layer -> (layer: Layer, conv: Convolutional)? in
+            guard case .convolutional(let conv) = layer.kind, conv.winogradEligible, layer.input.channels >= 16 else { return nil }
+            return (layer, conv)
+        }.sorted { ($0.layer.output.height * $0.layer.output.width, $0.layer.index) < ($1.layer.output.height * $1.layer.output.width, $1.layer.index) }
+        let float = MemoryLayout<Float>.stride
+        var workspace = Network.workspaceCount(for: self, methods: methods, batch: batch, blocking: options.blocking)
+        let parameters = WeightsReader.parameterBytes(for: self)
+        let held = parameters + activationBytes(batch: batch) + workspace * float + processReserveBytes
+        let twice = 2 * parameters - held
+        let allowance = Self.winogradAllowance(parameters: parameters)
+        var budget = max(twice, allowance)
+        var refused = false
+        /// Gives `candidate` `method` when its extra weights and workspace growth fit the budget.
+        func take(_ candidate: (layer: Layer, conv: Convolutional), _ method: ConvolutionMethod) {
+            let layer = candidate.layer
+            let weights = candidate.conv.filters * candidate.conv.fanIn(inputChannels: layer.input.channels) * float
+            let needed = PreparedConvolution.workspaceCount(layer, candidate.conv, method: method, images: batch,
+                                                            blocking: options.blocking)
+            let heldNow = methods[layer.index]?.floatsPerKernel ?? 9
+            let bytes = weights * (method.floatsPerKernel - heldNow) / 9 + max(0, needed - workspace) * float
+            guard bytes <= budget else {
+                refused = true
+                return
+            }
+            methods[layer.index] = method
+            budget -= bytes
+            workspace = max(workspace, needed)
+        }
+        for candidate in candidates where Winograd.streams(filters: candidate.conv.filters, kernel: options.kernels.packed) {
+            take(candidate, .winogradStreamed)
+        }
+        for candidate in candidates { take(candidate, .winograd) }
+        // Bound when a layer was refused and the budget was twice the weights, or the process
+        // holds more than twice its weights anyway (a large batch). When the floor was larger
+        // than what twice the weights left, spending it did not bring the process to twice.
+        return (methods, refused && (twice >= allowance || twice < 0))
+    }
+
+    /// True when twice the parameters bound `auto`'s choice: the budget refused a layer a method
+    /// it would otherwise have got, and the budget was twice the weights rather than the floor
+    /// (or the arena of a large batch already takes the process past twice its weights).
+    /// The process then runs within a few MB of twice the parameters, with no room for anything
+    /// that grows, such as more photos in flight (`detect` then runs its stages one after another).
+    public func autoIsMemoryBound(_ options: ExecutionOptions = .init(), batch: Int = 1) -> Bool {
+        autoMethods(options, batch: batch).bound
+    }
+
+    /// Bytes of the activation arena a network of `batch` images allocates (`MemoryPlan`),
+    /// with the channel-major copy of a batch's input.
+    public func activationBytes(batch: Int = 1) -> Int {
+        let input = batch > 1 ? batch * inputShape.count : 0
+        return (MemoryPlan(layers: layers, batch: batch).arenaFloats + input) * MemoryLayout<Float>.stride
+    }
+
+    /// Bytes of the workspace a network of `batch` images allocates when its layers run `methods`.
+    public func workspaceBytes(methods: [ConvolutionMethod?], batch: Int = 1, blocking: Blocking = Blocking()) -> Int {
+        Network.workspaceCount(for: self, methods: methods, batch: batch, blocking: blocking) * MemoryLayout<Float>.stride
+    }
+
+    /// Bytes of parameters layer `index` holds at inference under `method`: folded weights
+    /// (36/9 of them transformed for Winograd at load) and biases; 0 for layers without parameters.
+    public func parameterBytes(ofLayer index: Int, method: ConvolutionMethod?) -> Int {
+        guard case .convolutional(let conv) = layers[index].kind else { return 0 }
+        let weights = conv.filters * conv.fanIn(inputChannels: layers[index].input.channels)
+        let held = weights * (method?.floatsPerKernel ?? 9) / 9
+        return (held + conv.filters) * MemoryLayout<Float>.stride
+    }
+}

@@ -1,0 +1,116 @@
+import Kernels
+
+/// darknet's im2col + GEMM (`forward_convolutional_layer`): each group's input unfolded into the
+/// `k × columns` matrix (`k = C/groups · size²`) and multiplied by its `filters/groups × k`
+/// weights, each GEMM worker finishing the part of the output it just computed (`Epilogue`).
+///
+/// Short, wide matrices (a detector's first layers: `k` = 27 on an RGB image) run in bands
+/// instead (`Im2colBands`: each worker unfolds, multiplies and finishes its own bands of output
+/// rows, and can pool them). The others unfold at most `Blocking.im2colFloats` at a time: whole
+/// images side by side into one matrix (one GEMM, its columns cut per image as if alone), or,
+/// when one image is larger than that, blocks of output rows.
+struct Im2colConvolution: ConvolutionRoute {
+    let spec: ConvolutionSpec
+    /// `filters × C/groups × size × size`, as darknet stores them (batch norm folded in).
+    let weights: [Float]
+    /// Output rows a band, or nil when the matrix is not short enough for bands.
+    let bandRows: Int?
+
+    init(_ spec: ConvolutionSpec, weights: [Float], blocking: Blocking) {
+        self.spec = spec
+        self.weights = weights
+        bandRows = Im2colBands.bandRows(spec.group, blocking)
+    }
+
+    var method: ConvolutionMethod { bandRows == nil ? .im2col : .im2colBands }
+    var parameterBytes: Int { (weights.count + spec.biases.count) * MemoryLayout<Float>.stride }
+
+    /// Bands of even rows pool the pairs they finish (one group, an output of even sides).
+    var poolsRows: Bool {
+        guard let bandRows, spec.groups == 1 else { return false }
+        return bandRows % 2 == 0 && spec.geometry.outHeight % 2 == 0 && spec.geometry.outWidth % 2 == 0
+    }
+
+    func workspaceCount(images: Int, blocking: Blocking) -> Int {
+        Self.workspaceCount(spec.group, images: images, blocking: blocking)
+    }
+
+    /// Floats of workspace one group of shape `g` needs for `images` images: every worker's
+    /// band, or the block of the unfolded matrix.
+    static func workspaceCount(_ g: ConvolutionGeometry, images: Int, blocking: Blocking) -> Int {
+        if let bandRows = Im2colBands.bandRows(g, blocking) { return Im2colBands.workspaceCount(g, bandRows: bandRows) }
+        let (rows, imagesPerBlock) = blocks(g, images: images, blocking)
+        return g.k * (rows == g.outHeight ? imagesPerBlock * g.spatial : rows * g.outWidth)
+    }
+
+    /// Output rows unfolded at a time (all of them when an image fits the block), and whole
+    /// images unfolded side by side when they do.
+    private static func blocks(_ g: ConvolutionGeometry, images: Int, _ blocking: Blocking) -> (rows: Int, images: Int) {
+        let rows = max(1, min(g.outHeight, blocking.im2colFloats / max(1, g.k * g.outWidth)))
+        return (rows, max(1, min(images, blocking.im2colFloats / max(1, g.k * g.spatial))))
+    }
+
+    func run(_ io: ConvolutionIO, workspace: UnsafeMutablePointer<Float>, context: KernelContext, timer: inout PhaseTimer?) {
+        precondition(io.pooled == nil || poolsRows, "Im2colConvolution: only bands of even rows are pooled")
+        let g = spec.group
+        let (blockRows, blockImages) = Self.blocks(g, images: io.images, context.blocking)
+        weights.withUnsafeBufferPointer { w in
+            spec.biases.withUnsafeBufferPointer { biases in
+                for group in 0..<spec.groups {
+                    let (input, output) = (io.input(spec, group: group), io.output(spec, group: group))
+                    let epilogue = io.epilogue(spec, group: group, biases: biases.baseAddress!)
+                    let groupWeights = w.baseAddress! + group * g.filters * g.k
+                    if let bandRows {
+                        let seconds = Im2colBands.forward(g, input: input, images: io.images, weights: groupWeights,
+                                                          output: output, epilogue: epilogue, pooled: io.pooledView(spec),
+                                                          bandRows: bandRows, workspace: workspace,
+                                                          threads: context.threads, timed: timer != nil)
+                        timer?.lap(\.gemm, shares: (\.im2col, seconds.im2col), (\.epilogue, seconds.epilogue))
+                        continue
+                    }
+                    // Finishes rows of the GEMM's C, which starts at `c` inside `output`.
+                    func multiply(columns: Int, c: UnsafeMutablePointer<Float>, segments: Int) {
+                        let seconds = GEMM.multiply(m: g.filters, n: columns, k: g.k, a: groupWeights, lda: g.k,
+                                                    b: workspace, ldb: columns, c: c, ldc: output.channelStride,
+                                                    segments: segments, threads: context.threads,
+                                                    timeEpilogue: timer != nil) { filter, start, count in
+                            epilogue.finish(start, count: count, filter: filter, offset: output.base.distance(to: start))
+                        }
+                        timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
+                    }
+                    if blockRows == g.outHeight {
+                        for first in Swift.stride(from: 0, to: io.images, by: blockImages) {
+                            let images = min(blockImages, io.images - first)
+                            for image in 0..<images {
+                                unfold(input, image: first + image, rows: 0..<g.outHeight, rowPitch: images * g.spatial,
+                                       into: workspace + image * g.spatial, threads: context.threads)
+                            }
+                            timer?.lap(\.im2col)
+                            multiply(columns: images * g.spatial, c: output.plane(image: first, channel: 0), segments: images)
+                        }
+                        continue
+                    }
+                    for image in 0..<io.images {
+                        for first in Swift.stride(from: 0, to: g.outHeight, by: blockRows) {
+                            let rows = first..<min(g.outHeight, first + blockRows)
+                            unfold(input, image: image, rows: rows, rowPitch: rows.count * g.outWidth, into: workspace,
+                                   threads: context.threads)
+                            timer?.lap(\.im2col)
+                            multiply(columns: rows.count * g.outWidth,
+                                     c: output.plane(image: image, channel: 0) + first * g.outWidth, segments: 1)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Output rows `rows` of `image` unfolded, matrix row r at `into + r·rowPitch`.
+    private func unfold(_ input: TensorView, image: Int, rows: Range<Int>, rowPitch: Int, into: UnsafeMutablePointer<Float>,
+                        threads: Int) {
+        let g = spec.group
+        Im2col.unfold(input.plane(image: image, channel: 0), channels: g.channels, height: g.height, width: g.width,
+                      size: g.size, stride: g.strideX, pad: g.pad * g.dilation, strideY: g.strideY, dilation: g.dilation,
+                      outputRows: rows, channelStride: input.channelStride, rowPitch: rowPitch, into: into, threads: threads)
+    }
+}

@@ -1,0 +1,55 @@
+import Kernels
+
+/// The sizes the kernels cut their work into (`Kernels.Blocking`).
+public typealias Blocking = Kernels.Blocking
+
+/// How a network runs: fixed when a `PreparedModel` (and so a `Network` or a `Detector`) is made,
+/// and passed to every forward pass. Two models prepared with different options run side by
+/// side in one process, each with its own.
+public struct ExecutionOptions: Sendable, Hashable {
+    /// Workers for the GEMMs and the parallel loops (the calling thread is one of them); at
+    /// least 1. Defaults to what OpenBLAS would have used: one per core, or `OPENBLAS_NUM_THREADS`.
+    public var threads: Int
+    /// How convolutions compute (`auto`: Winograd where it pays, im2col + GEMM elsewhere).
+    public var convolutionAlgorithm: ConvolutionAlgorithm
+    /// Drive OpenBLAS's own sgemm kernel with operands packed once, where this OpenBLAS has one
+    /// the engine knows (`packedKernel`); false: `cblas_sgemm` only (as on other BLAS libraries).
+    public var usesPackedKernel: Bool
+    /// The sizes the kernels cut their work into (tests make them small).
+    public var blocking: Blocking
+
+    public init(threads: Int? = nil, convolutionAlgorithm: ConvolutionAlgorithm = .auto, usesPackedKernel: Bool = true,
+                blocking: Blocking = Blocking()) {
+        self.threads = max(1, threads ?? GEMM.defaultThreads)
+        self.convolutionAlgorithm = convolutionAlgorithm
+        self.usesPackedKernel = usesPackedKernel
+        self.blocking = blocking
+    }
+
+    /// What the kernels are told on every call.
+    var kernels: KernelContext {
+        KernelContext(threads: threads, packed: usesPackedKernel ? PackedGEMM.kernel : nil, blocking: blocking)
+    }
+
+    /// The packed sgemm kernel these options drive (`sgemm_kernel_COOPERLAKE (16×4)`), nil when
+    /// they call `cblas_sgemm` only.
+    public var packedKernel: String? { kernels.packed?.description }
+}
+
+/// Facts about the BLAS library the engine runs on.
+public enum BLAS {
+    /// OpenBLAS's name for the kernel it picked for this CPU (`Haswell`, `SkylakeX`, `Zen`…).
+    public static var coreName: String { GEMM.coreName }
+    /// OpenBLAS's build configuration string.
+    public static var configuration: String { GEMM.configuration }
+    /// The packed sgemm kernel the engine can drive on this machine, nil when there is none.
+    public static var packedKernel: String? { PackedGEMM.kernel?.description }
+
+    /// One `n × n × n` single-precision product on `threads` workers, as the convolutions run
+    /// theirs (`benchmark --peak` times it to measure the machine's sgemm speed).
+    public static func squareProduct(n: Int, threads: Int) {
+        let a = [Float](repeating: 0.5, count: n * n), b = [Float](repeating: 0.25, count: n * n)
+        var c = [Float](repeating: 0, count: n * n)
+        GEMM.multiply(m: n, n: n, k: n, a: a, lda: n, b: b, ldb: n, c: &c, ldc: n, threads: threads)
+    }
+}

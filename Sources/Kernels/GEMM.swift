@@ -1,0 +1,196 @@
+import COpenBLAS
+import Dispatch
+import Synchronization
+
+/// The one place the engine calls BLAS: `C[m×n] = A[m×k] · B[k×n] (+ C when accumulate)`,
+/// all row-major and contiguous (darknet's `gemm(0,0,…)` as convolutions use it).
+///
+/// Threads: OpenBLAS itself runs single-threaded; the engine splits work across the workers
+/// of its own pool (`WorkerPool`), as many as the caller's `threads`. OpenBLAS's own worker
+/// threads spin (`sched_yield`) between calls and stole the cores from the Swift loops that
+/// run between GEMMs (im2col, Winograd transforms, epilogues); with one pool for everything
+/// nothing oversubscribes the cores.
+///
+/// Determinism: a product is cut into parts that depend only on its shape, never on the
+/// thread count, and each part is one sgemm call, so the bits are the same on 1 thread or 8.
+/// Cutting differently is not safe: whether an element's sum depends on the other rows and
+/// columns of its call is up to OpenBLAS's kernel for the CPU. With the `Zen` kernel (OpenBLAS
+/// 0.3.21 on AMD EPYC) a column's bits change with the call's width and a row's with where a
+/// row split falls (exact only at multiples of 12); with `Cooperlake` any split at a multiple
+/// of 16 was exact.
+package enum GEMM {
+    /// Runs the product in `parts(m:n:k:)`'s parts, spread over up to `threads` workers (each
+    /// takes the next part when done), then `epilogue` on each part right after its product.
+    ///
+    /// `segments` > 1 says the `n` columns are that many equal runs (a batch's images side by
+    /// side): each run is cut as if it were the whole product, so an image's columns get the
+    /// bits they get alone.
+    ///
+    /// `epilogue` runs on each part of C right after its product, while that part is still in
+    /// the worker's caches (the convolutions' bias + activation). It sees every element of C
+    /// exactly once; it is non-escaping, so passing one allocates nothing. Returns the mean
+    /// seconds the workers spent in it when `timeEpilogue` (the profiler's epilogue phase), else 0.
+    @discardableResult
+    package static func multiply(m: Int, n: Int, k: Int,
+                                 a: UnsafePointer<Float>, lda: Int,
+                                 b: UnsafePointer<Float>, ldb: Int,
+                                 c: UnsafeMutablePointer<Float>, ldc: Int,
+                                 accumulate: Bool = false, segments: Int = 1, threads: Int, timeEpilogue: Bool = false,
+                                 epilogue: RowEpilogue = { _, _, _ in }) -> Double {
+        precondition(segments >= 1 && n % segments == 0, "GEMM.multiply: \(n) columns in \(segments) equal segments")
+        let product = Product(m: m, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: accumulate,
+                              width: n / segments, cut: parts(m: m, n: n / segments, k: k))
+        let total = segments * product.cut.count
+        let workers = min(threads, total)
+        guard workers > 1 else { return product.run(0..<total, epilogue, timed: timeEpilogue) }
+        // The workers are done when `WorkerPool.run` returns, so the closure never escapes;
+        // their parts are disjoint, so no two write the same element of C. Which worker runs a
+        // part does not change its bits.
+        let next = Atomic<Int>(0)
+        return withoutActuallyEscaping(epilogue) { epilogue in
+            nonisolated(unsafe) let (epilogue, product) = (epilogue, product)
+            return withUnsafeTemporaryAllocation(of: Double.self, capacity: workers) { seconds in
+                seconds.initialize(repeating: 0)
+                nonisolated(unsafe) let seconds = seconds
+                WorkerPool.shared.run(workers: workers) { worker in
+                    while true {
+                        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                        guard index < total else { return }
+                        seconds[worker] += product.run(index..<index + 1, epilogue, timed: timeEpilogue)
+                    }
+                }
+                return seconds.reduce(0, +) / Double(workers)
+            }
+        }
+    }
+
+    /// One `multiply` call's operands and cut (a struct, not captured local functions, so that
+    /// handing it to the workers allocates nothing).
+    private struct Product {
+        var m, k: Int
+        var a: UnsafePointer<Float>, lda: Int
+        var b: UnsafePointer<Float>, ldb: Int
+        var c: UnsafeMutablePointer<Float>, ldc: Int
+        var accumulate: Bool
+        /// Columns per segment, and how each segment is cut.
+        var width: Int
+        var cut: (byRows: Bool, count: Int)
+
+        /// Part `index` (segment `index / cut.count`, piece `index % cut.count`): its rows and columns of C.
+        func part(_ index: Int) -> (rows: Range<Int>, columns: Range<Int>) {
+            let first = index / cut.count * width
+            let piece = index % cut.count
+            if cut.byRows { return (GEMM.range(piece, of: cut.count, in: m), first..<first + width) }
+            let columns = GEMM.range(piece, of: cut.count, in: width)
+            return (0..<m, first + columns.lowerBound..<first + columns.upperBound)
+        }
+
+        /// The parts `indices`, one after another: each one sgemm, then the epilogue on it.
+        /// Returns the seconds spent in the epilogue when `timed`.
+        func run(_ indices: Range<Int>, _ epilogue: RowEpilogue, timed: Bool) -> Double {
+            var seconds = 0.0
+            for index in indices {
+                let (rows, columns) = part(index)
+                GEMM.serial(m: rows.count, n: columns.count, k: k, a: a + rows.lowerBound * lda, lda: lda,
+                            b: b + columns.lowerBound, ldb: ldb, c: c + rows.lowerBound * ldc + columns.lowerBound, ldc: ldc,
+                            accumulate: accumulate)
+                let start = timed ? ProfileClock.now() : 0
+                for row in rows { epilogue(row, c + row * ldc + columns.lowerBound, columns.count) }
+                if timed { seconds += ProfileClock.seconds(from: start, to: ProfileClock.now()) }
+            }
+            return seconds
+        }
+    }
+
+    /// Most parts a product is cut into, so up to this many workers share one. Each part packs
+    /// its own copy of the operand it shares (B for row parts, A for column parts), so more
+    /// parts cost more packing (yolov3's im2col and 1×1 layers ran 0–4% slower on 2 threads
+    /// with 4 parts than with 2, and 5–7% with 8).
+    static let maximumParts = 4
+
+    /// How a product is cut, from its shape alone: below 2²¹ multiply-adds one part; else by
+    /// columns when there are many (each part packs all of A once), by rows when there are few
+    /// (thin GEMMs such as 13×13 layers ran up to twice as fast cut by rows), into a power of
+    /// two of parts (even shares for 2 or 4 workers) of at least 32 rows or columns.
+    static func parts(m: Int, n: Int, k: Int) -> (byRows: Bool, count: Int) {
+        let byRows = n < 512
+        guard m * n * k >= 1 << 21 else { return (byRows, 1) }
+        let most = min(maximumParts, (byRows ? m : n) / 32)
+        var count = 1
+        while count * 2 <= most { count *= 2 }
+        return (byRows, count)
+    }
+
+    /// Part `piece` of `0..<total` cut in `count`, its bounds rounded down to multiples of 16 so
+    /// each part stays cache-line and kernel-block aligned.
+    static func range(_ piece: Int, of count: Int, in total: Int) -> Range<Int> {
+        let start = (total * piece / count) & ~15
+        let end = piece == count - 1 ? total : (total * (piece + 1) / count) & ~15
+        return start..<end
+    }
+
+    /// Work done on finished rows of C: `(row, first element, count)` for each row segment of
+    /// one worker's part (`multiply`'s `epilogue`).
+    package typealias RowEpilogue = (_ row: Int, _ start: UnsafeMutablePointer<Float>, _ count: Int) -> Void
+
+    /// One single-threaded sgemm on the calling thread (for callers that parallelise themselves).
+    ///
+    /// Without `accumulate`, C is zeroed here (`memset`, a row or the whole block at a time) and
+    /// the sgemm accumulates into it (β = 1). With β = 0 OpenBLAS zeroes C itself with a generic
+    /// kernel of scalar stores column by column (its `sgemm_beta`), which took a tenth of
+    /// yolov3-tiny's forward under perf. The bits are the same: OpenBLAS's β = 0 is also a zero
+    /// fill followed by accumulation.
+    package static func serial(m: Int, n: Int, k: Int,
+                               a: UnsafePointer<Float>, lda: Int,
+                               b: UnsafePointer<Float>, ldb: Int,
+                               c: UnsafeMutablePointer<Float>, ldc: Int,
+                               accumulate: Bool = false) {
+        _ = blasSingleThreaded
+        if !accumulate {
+            if ldc == n {
+                c.update(repeating: 0, count: m * n)
+            } else {
+                for row in 0..<m { (c + row * ldc).update(repeating: 0, count: n) }
+            }
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
+                    Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb),
+                    1, c, Int32(ldc))
+    }
+
+    /// Workers a network gets when it asks for none in particular: what OpenBLAS would have used
+    /// (one per core, or `OPENBLAS_NUM_THREADS`), read before OpenBLAS is set single-threaded.
+    package static let defaultThreads = max(1, Int(openblas_get_num_threads()))
+
+    /// Done once, before the first sgemm: OpenBLAS's own threads are never started.
+    private static let blasSingleThreaded: Void = {
+        _ = defaultThreads
+        openblas_set_num_threads(1)
+    }()
+
+    /// OpenBLAS's name for the kernel it picked for this CPU (`Haswell`, `SkylakeX`, `Zen`…).
+    package static var coreName: String {
+        guard let name = openblas_get_corename() else { return "unknown" }
+        return String(cString: name)
+    }
+
+    /// OpenBLAS's build configuration string.
+    package static var configuration: String {
+        guard let config = openblas_get_config() else { return "unknown" }
+        return String(cString: config)
+    }
+
+    /// The naive product, summed in Double from the definition: the reference `multiply` and
+    /// `PackedGEMM` are tested against (`C[m×n] = A[m×k] · B[k×n]`, row-major, contiguous).
+    package static func reference(m: Int, n: Int, k: Int, a: [Float], b: [Float]) -> [Float] {
+        var c = [Float](repeating: 0, count: m * n)
+        for i in 0..<m {
+            for j in 0..<n {
+                var sum = 0.0
+                for p in 0..<k { sum += Double(a[i * k + p]) * Double(b[p * n + j]) }
+                c[i * n + j] = Float(sum)
+            }
+        }
+        return c
+    }
+}

@@ -1,0 +1,87 @@
+/// im2col + GEMM + epilogue band by band, each band on one worker, for convolutions whose
+/// unfolded matrix is short and wide (few rows `k = channels·size²`, many output columns): the
+/// first layer of every darknet detector (`k` = 27 on an RGB image) and the first downsampling
+/// layers (yolov3's 3×3/2 layers 1 and 5 at 416, `k` = 288 and 576).
+///
+/// Each worker takes the next band of output rows, unfolds it into its own slice of the
+/// workspace, multiplies it with one single-threaded sgemm (`filters × k` · `k × band`) and
+/// finishes it (bias, activation, and the 2×2 pool that follows when there is one), while the
+/// band is still in its caches. The whole-matrix path instead writes the unfolded block to
+/// memory, reads it back in the GEMM, and writes the output before the epilogue reads it again:
+/// bands took yolov3-tiny's first layer from 5.1 to 3.5 ms, and its forward pass 4.7% (docs/bench-log.md).
+///
+/// Only short matrices qualify: a band must hold `Blocking.bandMinimumColumns` output columns
+/// within `Blocking.bandFloats`, or its GEMM gets too thin; deeper layers gain nothing.
+///
+/// Bits: each band is one sgemm call whose width is fixed by the shape, and each band's
+/// columns are computed only by that call, so the output does not depend on the thread count.
+package enum Im2colBands {
+    /// Most workers sharing the bands (each has its own slice of the workspace).
+    package static let maximumWorkers = 8
+
+    /// Output rows per band, or nil when the matrix is not short enough for bands (or is one
+    /// band: nothing to share out). Even when at least 2 fit, so a 2×2 pool finds whole pairs
+    /// of rows in every band of an even output.
+    package static func bandRows(_ g: ConvolutionGeometry, _ blocking: Blocking) -> Int? {
+        let fitting = max(1, blocking.bandFloats / max(1, g.k * g.outWidth))
+        let rows = fitting >= 2 ? fitting & ~1 : fitting
+        guard rows * g.outWidth >= blocking.bandMinimumColumns, rows < g.outHeight else { return nil }
+        return rows
+    }
+
+    /// Workspace floats for `bandRows` rows a band (one band per worker).
+    package static func workspaceCount(_ g: ConvolutionGeometry, bandRows: Int) -> Int {
+        maximumWorkers * g.k * bandRows * g.outWidth
+    }
+
+    /// Every band of every image: `input` (`g.channels` planes a image) → `output` (`g.filters`
+    /// planes), `weights` `filters × k`, each finished row of a band through `epilogue`; with
+    /// `pooled` (a 2×2 stride-2 pool of the output, `bandRows` even) each pair of finished rows
+    /// is also pooled into it. Returns the workers' mean seconds in im2col and in the epilogue
+    /// when `timed`, else 0.
+    package static func forward(_ g: ConvolutionGeometry, input: TensorView, images: Int, weights: UnsafePointer<Float>,
+                                output: MutableTensorView, epilogue: Epilogue, pooled: MutableTensorView?, bandRows: Int,
+                                workspace: UnsafeMutablePointer<Float>, threads: Int, timed: Bool)
+        -> (im2col: Double, epilogue: Double) {
+        let bands = (g.outHeight + bandRows - 1) / bandRows
+        let perWorker = g.k * bandRows * g.outWidth
+        let workers = min(threads, maximumWorkers, images * bands)
+        return withUnsafeTemporaryAllocation(of: (Double, Double).self, capacity: workers) { seconds in
+            seconds.initialize(repeating: (0, 0))
+            nonisolated(unsafe) let seconds = seconds
+            Parallel.forWorkers(of: images * bands, work: g.filters * g.k * g.spatial * images, threads: workers) { worker, range in
+                let scratch = workspace + worker * perWorker
+                for item in range {
+                    let (image, band) = (item / bands, item % bands)
+                    let rows = band * bandRows..<min(g.outHeight, (band + 1) * bandRows)
+                    let columns = rows.count * g.outWidth
+                    let start = timed ? ProfileClock.now() : 0
+                    Im2col.unfoldSerially(input.plane(image: image, channel: 0), channels: g.channels, height: g.height,
+                                          width: g.width, size: g.size, stride: g.strideX, pad: g.pad * g.dilation,
+                                          strideY: g.strideY, dilation: g.dilation, outputRows: rows,
+                                          channelStride: input.channelStride, into: scratch)
+                    let unfolded = timed ? ProfileClock.now() : 0
+                    let c = output.plane(image: image, channel: 0) + rows.lowerBound * g.outWidth
+                    GEMM.serial(m: g.filters, n: columns, k: g.k, a: weights, lda: g.k, b: scratch,
+                                ldb: columns, c: c, ldc: output.channelStride)
+                    let multiplied = timed ? ProfileClock.now() : 0
+                    for filter in 0..<g.filters {
+                        let row = c + filter * output.channelStride
+                        epilogue.finish(row, count: columns, filter: filter, offset: output.base.distance(to: row))
+                        guard let pooled else { continue }
+                        let target = pooled.plane(image: image, channel: filter) + rows.lowerBound / 2 * pooled.width
+                        for pair in 0..<(rows.count / 2) {
+                            Pool2x2.poolRows(row + 2 * pair * g.outWidth, width: g.outWidth, into: target + pair * pooled.width)
+                        }
+                    }
+                    if timed {
+                        seconds[worker].0 += ProfileClock.seconds(from: start, to: unfolded)
+                        seconds[worker].1 += ProfileClock.seconds(from: multiplied, to: ProfileClock.now())
+                    }
+                }
+            }
+            let n = Double(workers)
+            return (seconds.reduce(0) { $0 + $1.0 } / n, seconds.reduce(0) { $0 + $1.1 } / n)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/// What every kernel call is told by its caller: how many workers it may use, which sgemm
+/// kernel drives the packed products, and how large its blocks are. A network fixes one when it
+/// is made and passes it to every call, so two networks with different settings run side by
+/// side in one process, each with its own.
+package struct KernelContext: Sendable {
+    /// Workers for the GEMMs and the parallel loops (the calling thread is one of them).
+    package var threads: Int
+    /// OpenBLAS's own kernel, driven with operands packed once (`PackedGEMM`); nil: `cblas_sgemm` only.
+    package var packed: PackedGEMM.Kernel?
+    package var blocking: Blocking
+
+    package init(threads: Int, packed: PackedGEMM.Kernel? = PackedGEMM.kernel, blocking: Blocking = Blocking()) {
+        self.threads = max(1, threads)
+        self.packed = packed
+        self.blocking = blocking
+    }
+
+    /// One thread, the packed kernel when there is one, the default blocks (tests, tools).
+    package static let serial = KernelContext(threads: 1)
+}
+
+/// The sizes the kernels cut their work into. The defaults are what the engine runs with; tests
+/// make them small to reach the block edges on small shapes.
+public struct Blocking: Sendable, Hashable {
+    /// Floats of im2col matrix unfolded at a time: larger images are unfolded and multiplied in
+    /// blocks of output rows (8 MB keeps yolov3's largest unfold from needing 50 MB; GEMMs of
+    /// 2M/k columns or more stay efficient).
+    public var im2colFloats = 1 << 21
+    /// Floats of Winograd's `V` and `M` processed at a time (10 MB): large images are transformed
+    /// and multiplied in blocks of tile rows.
+    public var winogradFloats = 5 << 19
+    /// Floats of one worker's band of a short, wide im2col matrix (`Im2colBands`: 1 MB, a core's L2).
+    public var bandFloats = 1 << 18
+    /// Fewest output columns a band may have, or its GEMM gets too thin.
+    public var bandMinimumColumns = 400
+
+    public init() {}
+}

@@ -1,0 +1,164 @@
+import COpenBLAS
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// OpenBLAS's own sgemm kernel for this CPU, driven with the weights packed once at load.
+///
+/// `cblas_sgemm` packs both operands into its kernel's panel layout on every call, and OpenBLAS
+/// 0.3.21 has no API to pack one of them ahead of time. For the Winograd products of small
+/// grids that packing is a large share of the call: each weight is used only as many times as
+/// the image has tiles (49 on a 13×13 grid under F(2×2), 16 under F(4×4)). OpenBLAS exports the
+/// pieces its level-3 driver is made of, per CPU (`sgemm_kernel_COOPERLAKE`, its panel copies
+/// `sgemm_itcopy_…` and `sgemm_oncopy_…`); this type resolves them for the core OpenBLAS picked
+/// and runs the driver's loop itself, with the weights packed by the same copy routine once.
+///
+/// On the Winograd products of yolov3's grids the packed kernel ran 1.2–2.3× the GFLOPS of
+/// `cblas_sgemm` (docs/bench-log.md, 2026-11-24), and yolov3 ran 12% slower end to end without it.
+///
+/// Operands (row-major, as `GEMM`): `C[m×n] = W[m×k] · X[k×n]`, W the weights (m filters).
+/// In OpenBLAS's column-major terms that is `Cᵀ = Xᵀ · Wᵀ`: the kernel's M side is our columns
+/// (tiles, pixels), packed per call by `packColumns` in panels of `unrollM`; its N side is our
+/// rows (filters), packed once by `packWeights` in panels of `unrollN`. K goes in blocks of at
+/// most `kBlock`; each block is one kernel call per piece that adds into C, so C starts at zero.
+///
+/// Layouts (`packedWeights`, `packColumns`): for each K block `[k0, k0 + kk)`, its rows' panel
+/// data starts at `k0 · rows`, and the panel holding row r (a multiple of `unrollN`) at
+/// `k0 · rows + r · kk`; likewise columns with `unrollM`. So a piece of rows or columns starting
+/// at a multiple of the unroll is one pointer into the packed data.
+///
+/// Where OpenBLAS lacks these symbols (a build without per-core kernels, another BLAS) or the
+/// core is not one whose unrolls are known here, or the self-check fails, `kernel` is nil and
+/// the engine calls `cblas_sgemm` instead. `GEMM.reference` is the naive product every use is
+/// tested against. Bits: K blocks are added in order; whether an
+/// element's bits depend on where its call's rows and columns are cut is up to the kernel (not
+/// with `Cooperlake`'s; with `Zen`'s, which runs rows in blocks of 12, 8 and 4, they do), so the
+/// callers cut by shape alone and the bits are the same on any thread count. They differ from
+/// `cblas_sgemm`'s by rounding only (it cuts K at 256 or 320).
+package enum PackedGEMM {
+    typealias KernelFunction = @convention(c) (Int, Int, Int, Float, UnsafePointer<Float>?, UnsafePointer<Float>?,
+                                                UnsafeMutablePointer<Float>?, Int) -> Int32
+    typealias CopyFunction = @convention(c) (Int, Int, UnsafePointer<Float>?, Int, UnsafeMutablePointer<Float>?) -> Int32
+
+    /// One core's kernel and copies.
+    package struct Kernel: @unchecked Sendable, CustomStringConvertible {
+        /// The symbol suffix, OpenBLAS's core name in capitals (`COOPERLAKE`).
+        var core: String
+        /// `kernel(M, N, K, alpha, packed A, packed B, C, ldc)`: C (column-major M×N) += alpha·A·B.
+        var kernel: KernelFunction
+        /// `itcopy(K, M, a, lda, packed)`: M columns of K-long runs (`a[k·lda + i]`) into panels of `unrollM`.
+        var packColumnsCopy: CopyFunction
+        /// `oncopy(K, N, b, ldb, packed)`: N rows of K contiguous floats (`b[j·ldb + k]`) into panels of `unrollN`.
+        var packRowsCopy: CopyFunction
+        var unrollM: Int
+        var unrollN: Int
+
+        /// `sgemm_kernel_COOPERLAKE (16×4)`: the symbol and its register block.
+        package var description: String { "sgemm_kernel_\(core) (\(unrollM)×\(unrollN))" }
+    }
+
+    /// The register-block sizes of the sgemm kernels this type drives (OpenBLAS 0.3.21's
+    /// `param.h`: `SGEMM_DEFAULT_UNROLL_M` / `_N` on x86-64). Cuts of rows and columns fall on
+    /// multiples of `cutMultiple`, which all of them divide.
+    static let unrolls: [String: (m: Int, n: Int)] = [
+        "SKYLAKEX": (16, 4), "COOPERLAKE": (16, 4), "SAPPHIRERAPIDS": (16, 4),
+        "HASWELL": (8, 4), "ZEN": (8, 4),
+    ]
+    /// Rows and columns of a product are cut at multiples of this (panel boundaries of every
+    /// kernel in `unrolls`).
+    static let cutMultiple = 16
+
+    /// Most of K one kernel call takes (C prototype above: 256 and 128 ran 3–30% slower on K = 512).
+    static let kBlock = 512
+
+    /// The kernel of the core OpenBLAS picked, checked against `cblas_sgemm` once; nil when not available.
+    package static let kernel: Kernel? = {
+        guard let found = resolve(core: GEMM.coreName), selfCheck(found) else { return nil }
+        return found
+    }()
+
+    static func resolve(core: String) -> Kernel? {
+        let suffix = core.uppercased()
+        guard let unroll = unrolls[suffix] else { return nil }
+        // RTLD_DEFAULT: the process's global symbols, OpenBLAS's among them (it is linked).
+        let everywhere = UnsafeMutableRawPointer(bitPattern: 0)
+        guard let kernel = dlsym(everywhere, "sgemm_kernel_" + suffix),
+              let itcopy = dlsym(everywhere, "sgemm_itcopy_" + suffix),
+              let oncopy = dlsym(everywhere, "sgemm_oncopy_" + suffix) else { return nil }
+        return Kernel(core: suffix, kernel: unsafeBitCast(kernel, to: KernelFunction.self),
+                      packColumnsCopy: unsafeBitCast(itcopy, to: CopyFunction.self),
+                      packRowsCopy: unsafeBitCast(oncopy, to: CopyFunction.self),
+                      unrollM: unroll.m, unrollN: unroll.n)
+    }
+
+    /// Floats of packed data for a `rows × k` or `k × columns` operand: the same count, no padding.
+    package static func packedCount(_ count: Int, k: Int) -> Int { count * k }
+
+    /// Packs `rows` rows of `k` floats (`w[r·ldw + i]`, the weights) for `multiply`.
+    package static func packWeights(_ kernel: Kernel, _ w: UnsafePointer<Float>, rows: Int, k: Int, ldw: Int,
+                                    into packed: UnsafeMutablePointer<Float>) {
+        for k0 in Swift.stride(from: 0, to: k, by: kBlock) {
+            let kk = min(kBlock, k - k0)
+            _ = kernel.packRowsCopy(kk, rows, w + k0, ldw, packed + k0 * rows)
+        }
+    }
+
+    /// Packs `columns` columns of `k` floats (`x[i·ldx + c]`, row-major `k × columns`) for `multiply`.
+    package static func packColumns(_ kernel: Kernel, _ x: UnsafePointer<Float>, columns: Int, k: Int, ldx: Int,
+                                    into packed: UnsafeMutablePointer<Float>) {
+        for k0 in Swift.stride(from: 0, to: k, by: kBlock) {
+            let kk = min(kBlock, k - k0)
+            _ = kernel.packColumnsCopy(kk, columns, x + k0 * ldx, ldx, packed + k0 * columns)
+        }
+    }
+
+    /// `C[rows × cols] = W · X` for rows `rowRange` and columns `columnRange` of packed operands
+    /// (`packWeights` of `rows` rows, `packColumns` of `columns` columns, both `k` deep); the
+    /// ranges start at multiples of `cutMultiple`. C is row-major with `ldc`; its piece is zeroed first.
+    package static func multiply(_ kernel: Kernel, packedWeights: UnsafePointer<Float>, rows: Int, rowRange: Range<Int>,
+                                 packedColumns: UnsafePointer<Float>, columns: Int, columnRange: Range<Int>, k: Int,
+                                 c: UnsafeMutablePointer<Float>, ldc: Int) {
+        let (r0, c0) = (rowRange.lowerBound, columnRange.lowerBound)
+        let origin = c + r0 * ldc + c0
+        for row in 0..<rowRange.count { (origin + row * ldc).update(repeating: 0, count: columnRange.count) }
+        for k0 in Swift.stride(from: 0, to: k, by: kBlock) {
+            let kk = min(kBlock, k - k0)
+            _ = kernel.kernel(columnRange.count, rowRange.count, kk, 1, packedColumns + k0 * columns + c0 * kk,
+                              packedWeights + k0 * rows + r0 * kk, origin, ldc)
+        }
+    }
+
+    /// Runs one odd-shaped product (tails in every panel direction, two K blocks) through the
+    /// kernel and through `cblas_sgemm`, and accepts the kernel when they agree to rounding: a
+    /// symbol of the right name with another layout or signature would not.
+    static func selfCheck(_ kernel: Kernel) -> Bool {
+        let (m, n, k) = (37, 45, kBlock + 29)
+        var w = [Float](repeating: 0, count: m * k), x = [Float](repeating: 0, count: k * n)
+        var seed: UInt32 = 12345
+        func next() -> Float {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            return Float(seed >> 8) / Float(1 << 24) - 0.5
+        }
+        for i in w.indices { w[i] = next() }
+        for i in x.indices { x[i] = next() }
+        var expected = [Float](repeating: 0, count: m * n), got = [Float](repeating: .nan, count: m * n)
+        var packedW = [Float](repeating: 0, count: m * k), packedX = [Float](repeating: 0, count: k * n)
+        GEMM.serial(m: m, n: n, k: k, a: w, lda: k, b: x, ldb: n, c: &expected, ldc: n)
+        packWeights(kernel, w, rows: m, k: k, ldw: k, into: &packedW)
+        packColumns(kernel, x, columns: n, k: k, ldx: n, into: &packedX)
+        // Two pieces of rows and of columns, cut where `multiply`'s callers cut.
+        for rows in [0..<16, 16..<m] {
+            for columns in [0..<32, 32..<n] {
+                multiply(kernel, packedWeights: packedW, rows: m, rowRange: rows, packedColumns: packedX, columns: n,
+                         columnRange: columns, k: k, c: &got, ldc: n)
+            }
+        }
+        for i in 0..<(m * n) {
+            let bound: Float = 1e-4 * Float(k).squareRoot()
+            guard abs(got[i] - expected[i]) <= bound else { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,47 @@
+/// darknet's `forward_maxpool_layer` for 2×2 windows, the pools of every YOLO detector: the max
+/// of four taps in darknet's order (the first `>` wins, from −FLT_MAX, so NaN taps are skipped).
+/// Used by `[maxpool]` itself and by the convolutions that pool their own rows as they finish
+/// them (a 2×2 stride-2 pool right after them).
+package enum Pool2x2 {
+    /// The max of one window (rows `width` apart).
+    @inline(__always)
+    package static func maxOfWindow(_ window: UnsafePointer<Float>, width: Int) -> Float {
+        var best = -Float.greatestFiniteMagnitude
+        if window[0] > best { best = window[0] }
+        if window[1] > best { best = window[1] }
+        if window[width] > best { best = window[width] }
+        if window[width + 1] > best { best = window[width + 1] }
+        return best
+    }
+
+    /// Eight stride-2 windows side by side: the two rows' 16 floats split into even (left) and
+    /// odd (right) taps. Lane by lane the same comparisons in the same order as `maxOfWindow`,
+    /// so the same bits.
+    @inline(__always)
+    package static func maxOf8Windows(_ window: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>) {
+        let upper = UnsafeRawPointer(window).loadUnaligned(as: SIMD16<Float>.self)
+        let lower = UnsafeRawPointer(window + width).loadUnaligned(as: SIMD16<Float>.self)
+        var best = SIMD8<Float>(repeating: -Float.greatestFiniteMagnitude)
+        let (a, b, c, d) = (upper.evenHalf, upper.oddHalf, lower.evenHalf, lower.oddHalf)
+        best.replace(with: a, where: a .> best)
+        best.replace(with: b, where: b .> best)
+        best.replace(with: c, where: c .> best)
+        best.replace(with: d, where: d .> best)
+        UnsafeMutableRawPointer(out).storeBytes(of: best, as: SIMD8<Float>.self)
+    }
+
+    /// One output row of a stride-2 pool from two input rows, `rows` and `rows + width`
+    /// (`width` even).
+    package static func poolRows(_ rows: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>) {
+        let outWidth = width / 2
+        var ox = 0
+        while ox + 8 <= outWidth {
+            maxOf8Windows(rows + 2 * ox, width: width, into: out + ox)
+            ox += 8
+        }
+        while ox < outWidth {
+            out[ox] = maxOfWindow(rows + 2 * ox, width: width)
+            ox += 1
+        }
+    }
+}

@@ -1,0 +1,148 @@
+@testable import Darknet
+import Kernels
+import XCTest
+
+/// Which method `ModelDescription.convolutionMethods` gives each convolution, with OpenBLAS's
+/// packed kernel (streamed Winograd first, then weights transformed at load while twice the
+/// parameters allow) and without it (`usesPackedKernel: false`, as on another BLAS), and that
+/// what it plans is what `PreparedModel` runs.
+final class ConvolutionPlanTests: XCTestCase {
+    static let packed = ExecutionOptions()
+    static let plain = ExecutionOptions(usesPackedKernel: false)
+
+    /// What `auto` plans to hold: parameters as chosen, arena, workspace and the process reserve.
+    private func plannedBytes(_ model: ModelDescription, _ methods: [ConvolutionMethod?], batch: Int = 1) -> Int {
+        model.layers.indices.reduce(0) { $0 + model.parameterBytes(ofLayer: $1, method: methods[$1]) }
+            + model.activationBytes(batch: batch) + model.workspaceBytes(methods: methods, batch: batch) + model.processReserveBytes
+    }
+
+    private func indices(_ model: ModelDescription, _ methods: [ConvolutionMethod?], _ method: ConvolutionMethod) -> [Int] {
+        model.layers.map(\.index).filter { methods[$0] == method }
+    }
+
+    /// yolov3 at 416 with the packed kernel: every 3×3 stride-1 layer with 16 channels or more
+    /// runs Winograd; transformed at load, smallest grids first, as many as twice the weights
+    /// allow (two of the seven 13×13 layers, 56.6 MB more each), then whatever is cheap enough
+    /// on the larger grids; the rest streamed. A third 13×13 layer would not have fitted.
+    func testAutoOnYOLOv3At416() throws {
+        try XCTSkipIf(PackedGEMM.kernel == nil, "OpenBLAS's \(BLAS.coreName) kernel is not available here")
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
+        let methods = model.convolutionMethods(Self.packed)
+        XCTAssertEqual(indices(model, methods, .winograd).filter { model.layers[$0].output.height == 13 }, [64, 67])
+        XCTAssertEqual(methods.compactMap { $0 }.filter(\.isWinograd).count, 32, "every eligible layer")
+        XCTAssertEqual(methods[0], .im2colBands, "3 input channels: too thin for Winograd")
+        XCTAssertEqual(methods[1], .im2colBands, "stride 2: a short, wide matrix")
+        XCTAssertEqual(methods[2], .gemm, "1×1")
+        XCTAssertEqual(methods[62], .im2col, "stride 2, deep")
+        let limit = 2 * WeightsReader.parameterBytes(for: model)
+        XCTAssertLessThanOrEqual(plannedBytes(model, methods), limit)
+        var more = methods
+        more[70] = .winograd
+        XCTAssertGreaterThan(plannedBytes(model, more), limit, "a third 13×13 layer would have fitted")
+        XCTAssertTrue(model.autoIsMemoryBound(Self.packed))
+    }
+
+    /// Without the packed kernel nothing streams: the layers transformed at load are the same
+    /// smallest-grids-first choice, and the others run im2col.
+    func testAutoWithoutThePackedKernel() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
+        let methods = model.convolutionMethods(Self.plain)
+        XCTAssertTrue(indices(model, methods, .winogradStreamed).isEmpty)
+        XCTAssertEqual(indices(model, methods, .winograd).filter { model.layers[$0].output.height == 13 }, [64, 67])
+        XCTAssertLessThanOrEqual(plannedBytes(model, methods), 2 * WeightsReader.parameterBytes(for: model))
+        XCTAssertTrue(model.autoIsMemoryBound(Self.plain))
+    }
+
+    /// A batch's activations come out of the same budget: four images at 416 leave less for
+    /// transformed weights than one (eight images: only the floor), within twice the weights.
+    func testAutoPlansForTheBatch() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
+        let parameters = { (methods: [ConvolutionMethod?]) in
+            model.layers.indices.reduce(0) { $0 + model.parameterBytes(ofLayer: $1, method: methods[$1]) }
+        }
+        let plain = parameters(model.convolutionMethods(ExecutionOptions(convolutionAlgorithm: .im2col)))
+        let extra = { (batch: Int) in parameters(model.convolutionMethods(Self.packed, batch: batch)) - plain }
+        XCTAssertGreaterThan(model.activationBytes(batch: 4), 4 * model.activationBytes() - 4096)
+        XCTAssertLessThan(extra(4), extra(1))
+        XCTAssertLessThanOrEqual(plannedBytes(model, model.convolutionMethods(Self.packed, batch: 4), batch: 4),
+                                 2 * WeightsReader.parameterBytes(for: model))
+        XCTAssertLessThanOrEqual(extra(8), extra(4))
+        XCTAssertLessThanOrEqual(extra(8), ModelDescription.winogradMemoryFloor)
+        XCTAssertTrue(model.autoIsMemoryBound(Self.packed, batch: 8))
+    }
+
+    /// yolov3-tiny is a small model (`winogradAllowance`: 4× its 35 MB): every layer with 16
+    /// channels or more transformed at load, with or without the packed kernel; not memory-bound.
+    func testAutoOnTiny() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
+        let parameters = WeightsReader.parameterBytes(for: model)
+        XCTAssertEqual(ModelDescription.winogradAllowance(parameters: parameters), 4 * parameters)
+        for options in [Self.packed, Self.plain] {
+            let methods = model.convolutionMethods(options)
+            XCTAssertEqual(indices(model, methods, .winograd), [2, 4, 6, 8, 10, 12, 14, 21])
+            XCTAssertEqual(methods[0], .im2colBands)
+            XCTAssertEqual(indices(model, methods, .gemm), [13, 15, 18, 22])
+            XCTAssertFalse(model.autoIsMemoryBound(options))
+            XCTAssertLessThanOrEqual(plannedBytes(model, methods), 5 * parameters + model.processReserveBytes)
+        }
+    }
+
+    /// Large models keep the 32 MB floor: yolov3's 248 MB of weights.
+    func testLargeModelsKeepTheFloor() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
+        XCTAssertEqual(ModelDescription.winogradAllowance(parameters: WeightsReader.parameterBytes(for: model)),
+                       ModelDescription.winogradMemoryFloor)
+    }
+
+    /// Forced algorithms: `winograd` on every 3×3 stride-1 layer, `winograd-streamed` there too
+    /// (transformed at load without the packed kernel), `im2col` nowhere.
+    func testForcedMethods() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
+        XCTAssertFalse(model.convolutionMethods(ExecutionOptions(convolutionAlgorithm: .im2col)).contains { $0?.isWinograd == true })
+        let streamed: ConvolutionMethod = PackedGEMM.kernel == nil ? .winograd : .winogradStreamed
+        for (options, method) in [(ExecutionOptions(convolutionAlgorithm: .winograd), ConvolutionMethod.winograd),
+                                  (ExecutionOptions(convolutionAlgorithm: .winogradStreamed), streamed),
+                                  (ExecutionOptions(convolutionAlgorithm: .winogradStreamed, usesPackedKernel: false), .winograd)] {
+            let methods = model.convolutionMethods(options)
+            for layer in model.layers {
+                guard case .convolutional(let conv) = layer.kind else { XCTAssertNil(methods[layer.index]); continue }
+                XCTAssertEqual(methods[layer.index] == method, conv.winogradEligible, "layer \(layer.index), \(options)")
+            }
+        }
+    }
+
+    /// What is planned is what runs, and each method holds what it says: transformed weights 4×
+    /// darknet's, the others darknet's count; every method's outputs are im2col's within rounding.
+    func testPreparedModelRunsThePlan() throws {
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
+        let bytes = SyntheticWeights.bytes(for: model, seed: 3)
+        let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+        let reference = try Network(model: model, weights: weights, options: ExecutionOptions(convolutionAlgorithm: .im2col))
+        for options in [Self.packed, Self.plain, ExecutionOptions(convolutionAlgorithm: .winogradStreamed),
+                        ExecutionOptions(convolutionAlgorithm: .winograd, usesPackedKernel: false)] {
+            let prepared = try PreparedModel(model: model, weights: weights, options: options)
+            XCTAssertEqual(prepared.methods, model.convolutionMethods(options), "\(options)")
+            for layer in model.layers {
+                guard let method = prepared.methods[layer.index] else { continue }
+                XCTAssertEqual(prepared.parameterBytes[layer.index], model.parameterBytes(ofLayer: layer.index, method: method),
+                               "layer \(layer.index) \(method)")
+            }
+            // Read straight from the file's bytes, the same plan and parameters.
+            let read = try bytes.withUnsafeBytes { try PreparedModel(model: model, weightsBytes: $0, options: options) }
+            XCTAssertEqual(read.methods, prepared.methods)
+            XCTAssertEqual(read.parameterBytes, prepared.parameterBytes)
+            try assertSameOutputs(try Network(prepared), reference, model: model)
+        }
+    }
+}
+
+extension XCTestCase {
+    /// Every output of `network` equals `reference`'s within `accuracy` × the output's largest magnitude.
+    func assertSameOutputs(_ network: Network, _ reference: Network, model: ModelDescription, accuracy: Float = 1e-4) throws {
+        let input = SyntheticWeights.input(model.inputShape)
+        for (a, b) in zip(try network.forward(input), try reference.forward(input)) {
+            let scale = b.values.map(abs).max() ?? 1
+            for i in a.values.indices { XCTAssertEqual(a.values[i], b.values[i], accuracy: accuracy * scale) }
+        }
+    }
+}

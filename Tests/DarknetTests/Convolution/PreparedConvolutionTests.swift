@@ -1,0 +1,175 @@
+@testable import Darknet
+import Kernels
+import XCTest
+
+/// Every route (`PreparedConvolution`) against the naive convolution, on odd shapes, in
+/// blocks and in bands, alone and in a batch; and the routes' bits on any worker count.
+final class PreparedConvolutionTests: XCTestCase {
+    struct Case {
+        var channels, height, width, filters, size, stride, pad, groups: Int
+        /// AlexeyAB's `stride_y` (nil: `stride`) and `dilation` (with `pad = size/2`, as he requires).
+        var strideY: Int? = nil
+        var dilation = 1
+    }
+
+    static let cases: [Case] = [
+        Case(channels: 3, height: 7, width: 5, filters: 4, size: 1, stride: 1, pad: 0, groups: 1),   // pointwise: no im2col
+        Case(channels: 3, height: 9, width: 11, filters: 8, size: 3, stride: 1, pad: 1, groups: 1),  // Winograd-eligible
+        Case(channels: 4, height: 9, width: 7, filters: 6, size: 3, stride: 2, pad: 1, groups: 1),   // stride 2, odd sizes
+        Case(channels: 2, height: 1, width: 1, filters: 3, size: 1, stride: 1, pad: 0, groups: 1),   // 1×1 image
+        Case(channels: 6, height: 8, width: 8, filters: 4, size: 3, stride: 1, pad: 1, groups: 2),   // groups
+        Case(channels: 4, height: 5, width: 6, filters: 4, size: 3, stride: 1, pad: 1, groups: 4),   // depthwise
+        Case(channels: 3, height: 10, width: 10, filters: 2, size: 5, stride: 3, pad: 0, groups: 1), // no padding, stride 3
+        Case(channels: 2, height: 6, width: 4, filters: 3, size: 2, stride: 2, pad: 0, groups: 1),   // even kernel
+        Case(channels: 2, height: 3, width: 3, filters: 3, size: 5, stride: 1, pad: 2, groups: 1),   // kernel larger than image
+        Case(channels: 3, height: 6, width: 6, filters: 4, size: 1, stride: 2, pad: 0, groups: 1),   // 1×1 stride 2: im2col
+        Case(channels: 3, height: 9, width: 11, filters: 4, size: 3, stride: 1, pad: 1, groups: 1, dilation: 2),
+        Case(channels: 4, height: 13, width: 7, filters: 4, size: 5, stride: 2, pad: 2, groups: 2, dilation: 3),
+        Case(channels: 3, height: 9, width: 10, filters: 5, size: 3, stride: 2, pad: 1, groups: 1, strideY: 1),
+        Case(channels: 2, height: 11, width: 6, filters: 3, size: 1, stride: 1, pad: 0, groups: 1, strideY: 2), // 1×1 stride_y 2
+    ]
+
+    /// Every method that can run each case (im2col everywhere; Winograd where eligible), with
+    /// and without the packed kernel.
+    func testEveryRouteMatchesTheReference() throws {
+        for packed in [true, false] {
+            try check(ExecutionOptions(threads: 2, usesPackedKernel: packed), methods: ConvolutionMethod.allCases)
+        }
+    }
+
+    /// The same with the im2col matrix unfolded a few output rows or images at a time, and
+    /// Winograd in passes of one tile row.
+    func testBlockedRoutesMatchTheReference() throws {
+        for floats in [1, 100, 250] {
+            var blocking = Blocking()
+            (blocking.im2colFloats, blocking.winogradFloats) = (floats, floats)
+            try check(ExecutionOptions(threads: 2, blocking: blocking), methods: [.im2col, .winograd, .winogradStreamed])
+        }
+    }
+
+    /// The same with every im2col convolution run band by band on the workers (`Im2colBands`),
+    /// bands of one output row and of a few (with a shorter last band).
+    func testBandsMatchTheReference() throws {
+        for floats in [1, 100, 250] {
+            var blocking = Blocking()
+            (blocking.bandFloats, blocking.bandMinimumColumns) = (floats, 1)
+            try check(ExecutionOptions(threads: 2, blocking: blocking), methods: [.im2col])
+        }
+    }
+
+    /// Which layers run in bands: short, wide matrices only, and never a single band.
+    func testBandsAreForShortWideMatrices() {
+        func rows(_ k: Int, _ outHeight: Int, _ outWidth: Int) -> Int? {
+            Im2colBands.bandRows(ConvolutionGeometry(channels: k, height: outHeight, width: outWidth, filters: 1,
+                                                     outHeight: outHeight, outWidth: outWidth, size: 1, strideX: 1,
+                                                     strideY: 1, pad: 0), Blocking())
+        }
+        // yolov3's layer 0 at 416 (k = 27): 22 output rows (9,152 columns) per band (23 fit; an
+        // even count, so a pool that follows finds whole pairs of rows).
+        XCTAssertEqual(rows(27, 416, 416), 22)
+        XCTAssertEqual(rows(27, 100, 9000), 1, "one row when only one fits")
+        // Its first two downsampling layers (k = 288, 208 wide; k = 576, 104 wide): 4 rows a band.
+        XCTAssertEqual(rows(288, 208, 208), 4)
+        XCTAssertEqual(rows(576, 104, 104), 4)
+        XCTAssertNil(rows(1152, 52, 52), "the third: bands of 208 columns would be too thin")
+        XCTAssertNil(rows(27, 32, 32), "a small image that fits one band")
+    }
+
+    /// Each route gives the same bits on 1, 2, 3, 8 and 12 workers (bands of 4 rows, the last 1 row).
+    func testEveryRouteGivesTheSameBitsOnAnyWorkerCount() throws {
+        var blocking = Blocking()
+        (blocking.bandFloats, blocking.bandMinimumColumns) = (27 * 47 * 4, 1)
+        let c = Case(channels: 3, height: 61, width: 47, filters: 8, size: 3, stride: 1, pad: 1, groups: 1)
+        for method in ConvolutionMethod.allCases where method != .gemm {
+            let outputs = try [1, 2, 3, 8, 12].map { threads -> [Float] in
+                let options = ExecutionOptions(threads: threads, blocking: blocking)
+                return try XCTUnwrap(try run(c, method: method, options: options, activation: .leaky, seed: 7).output)
+            }
+            XCTAssertFalse(outputs[0].contains { $0.isNaN })
+            for (index, output) in outputs.enumerated().dropFirst() {
+                XCTAssertEqual(output.map(\.bitPattern), outputs[0].map(\.bitPattern), "\(method), run \(index)")
+            }
+        }
+    }
+
+    /// Runs `methods` (those the case can run) and compares with the naive convolution + bias,
+    /// for one image and a batch of two.
+    private func check(_ options: ExecutionOptions, methods: [ConvolutionMethod]) throws {
+        for (index, c) in Self.cases.enumerated() {
+            for method in methods {
+                for images in [1, 2] {
+                    let (output, input, weights) = try run(c, method: method, options: options, images: images,
+                                                           seed: UInt64(index))
+                    guard let output else { continue }
+                    let conv = Self.convolution(c)
+                    let shape = try XCTUnwrap(conv.outputShape(input: TensorShape(channels: c.channels, height: c.height,
+                                                                                  width: c.width)))
+                    let plane = shape.height * shape.width
+                    for b in 0..<images {
+                        let image = Self.image(input, b, images: images, channels: c.channels, plane: c.height * c.width)
+                        let reference = ReferenceConvolution.forward(input: image, channels: c.channels, height: c.height,
+                                                                     width: c.width, weights: weights.weights, filters: c.filters,
+                                                                     size: c.size, stride: c.stride, pad: c.pad, groups: c.groups,
+                                                                     strideY: c.strideY, dilation: c.dilation)
+                        let ours = Self.image(output, b, images: images, channels: c.filters, plane: plane)
+                        for i in 0..<ours.count {
+                            XCTAssertEqual(ours[i], reference[i] + weights.biases[i / plane], accuracy: 1e-4,
+                                           "\(c) \(method) image \(b) at \(i), \(options.blocking)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Image `b` of a channel-major batch, in CHW.
+    static func image(_ batch: [Float], _ b: Int, images: Int, channels: Int, plane: Int) -> [Float] {
+        var image: [Float] = []
+        for c in 0..<channels {
+            let start = (c * images + b) * plane
+            image += batch[start..<(start + plane)]
+        }
+        return image
+    }
+
+    static func convolution(_ c: Case) -> Convolutional {
+        Convolutional(filters: c.filters, size: c.size, stride: c.stride, padding: c.pad, groups: c.groups,
+                      batchNormalize: false, activation: .linear, strideY: c.strideY, dilation: c.dilation)
+    }
+
+    /// One forward of `images` random images through `method` (nil output when the case's layer
+    /// cannot run it and the route would be another), channel-major.
+    private func run(_ c: Case, method: ConvolutionMethod, options: ExecutionOptions, images: Int = 1,
+                     activation: Activation = .linear, seed: UInt64)
+        throws -> (output: [Float]?, input: [Float], weights: ConvolutionWeights) {
+        var conv = Self.convolution(c)
+        conv.activation = activation
+        let inputShape = TensorShape(channels: c.channels, height: c.height, width: c.width)
+        let outputShape = try XCTUnwrap(conv.outputShape(input: inputShape))
+        let layer = Layer(index: 0, kind: .convolutional(conv), input: inputShape, output: outputShape,
+                          location: CfgLocation(file: "test.cfg", line: 1))
+        var generator = SplitMix64(state: seed)
+        let input = (0..<(images * inputShape.count)).map { _ in generator.uniform(-1, 1) }
+        let count = c.filters * conv.fanIn(inputChannels: c.channels)
+        let plain: [Float] = (0..<count).map { _ in generator.uniform(-1, 1) }
+        let biases: [Float] = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
+        let weights = ConvolutionWeights(weights: plain, biases: biases)
+        let prepared = PreparedConvolution(layer, conv, weights: weights, method: method, options: options)
+        let im2col: Set<ConvolutionMethod> = [.im2col, .im2colBands]
+        let ran = prepared.method == method || (im2col.contains(method) && im2col.contains(prepared.method))
+        guard ran else { return (nil, input, weights) }
+        var output = [Float](repeating: .nan, count: images * outputShape.count)
+        var workspace = [Float](repeating: .nan, count: max(1, prepared.route.workspaceCount(images: images,
+                                                                                              blocking: options.blocking)))
+        var timer: PhaseTimer? = nil
+        input.withUnsafeBufferPointer { i in
+            output.withUnsafeMutableBufferPointer { o in
+                workspace.withUnsafeMutableBufferPointer { w in
+                    prepared.route.run(ConvolutionIO(input: i.baseAddress!, output: o.baseAddress!, images: images),
+                                       workspace: w.baseAddress!, context: options.kernels, timer: &timer)
+                }
+            }
+        }
+        return (output, input, weights)
+    }
+}
