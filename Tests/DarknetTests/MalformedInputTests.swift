@@ -307,7 +307,7 @@ final class MalformedInputTests: XCTestCase {
         var result: [(Int, Int, String)] = []
         var offset = header
         for layer in model.layers {
-            for part in WeightsReader.parts(of: layer) ?? [] {
+            for part in WeightsReader.parts(of: layer, in: model) ?? [] {
                 result.append((offset, layer.index, part.name))
                 offset += part.count * 4
             }

@@ -31,12 +31,12 @@ enum PreparedConvolution: Sendable {
     static func runnable(_ method: ConvolutionMethod, _ conv: Convolutional, _ options: ExecutionOptions) -> ConvolutionMethod {
         if conv.isPointwise { return .gemm }
         switch method {
-        case .winograd where conv.winogradEligible:
-            return .winograd
-        case .winogradStreamed where conv.winogradEligible:
-            return Winograd.streams(filters: conv.filters, kernel: options.kernels.packed) ? .winogradStreamed : .winograd
-        default:
+        case .gemm, .im2col, .im2colBands:
             return .im2col
+        case .winograd, .winogradStreamed:
+            guard conv.winogradEligible else { return .im2col }
+            let streams = method == .winogradStreamed && Winograd.streams(filters: conv.filters, kernel: options.kernels.packed)
+            return streams ? .winogradStreamed : .winograd
         }
     }
 

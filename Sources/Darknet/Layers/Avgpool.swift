@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[avgpool]`: global average pooling, input `C×H×W` → `C×1×1`, each output the float sum
 /// of its plane divided by `H·W` (darknet's `forward_avgpool_layer`). The section has no keys.
 public struct Avgpool: Sendable, Hashable {
@@ -16,5 +18,19 @@ public struct Avgpool: Sendable, Hashable {
             for i in 0..<plane { sum += input[c * plane + i] }
             output[c] = sum / Float(plane)
         }
+    }
+}
+
+extension Avgpool: LayerType {
+    static let sectionNames = ["avgpool", "avg"]
+    static let honouredKeys: Set<String> = []
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let pool = Avgpool()
+        return ParsedLayer(kind: .avgpool(pool), input: context.input, output: pool.outputShape(input: context.input))
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        forward(input: run.input, inputShape: run.planes(run.layer.input), output: run.output)
     }
 }

@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[batchnorm]`: shape unchanged; each channel `c` becomes
 /// `scale[c] · (x − mean[c]) / (sqrt(variance[c]) + .000001)` (darknet's
 /// `forward_batchnorm_layer` at inference: `normalize_cpu`, `scale_bias`, and `add_bias` with
@@ -29,5 +31,28 @@ public struct BatchnormWeights: Sendable {
     public init(scales: [Float], offsets: [Float]) {
         self.scales = scales
         self.offsets = offsets
+    }
+}
+
+extension Batchnorm: LayerType {
+    static let sectionNames = ["batchnorm"]
+    static let honouredKeys: Set<String> = []
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        ParsedLayer(kind: .batchnorm(Batchnorm()), input: context.input, output: context.input)
+    }
+
+    func weightsParts(_ layer: Layer, next: Layer?) -> [WeightsPart] { WeightsPart.batchNorm(layer.input.channels) }
+
+    func weights(_ layer: Layer, from arrays: consuming [[Float]], transposed: Bool) -> LayerWeights? {
+        let n = layer.input.channels
+        let (factors, offsets) = ConvolutionWeights.foldingFactors(biases: [Float](repeating: 0, count: n), scales: arrays[0],
+                                                                   rollingMean: arrays[1], rollingVariance: arrays[2])
+        return .batchnorm(BatchnormWeights(scales: factors.map { Float($0) }, offsets: offsets))
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        guard case .batchnorm(let weights) = run.weights else { preconditionFailure("batchnorm \(run.layer.index) has no weights") }
+        forward(input: run.input, shape: run.stacked(run.layer.output), output: run.output, weights: weights)
     }
 }

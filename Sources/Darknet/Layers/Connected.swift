@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[connected]`: the input flattened to `inputs = C·H·W` values → `output × 1 × 1`,
 /// `out[o] = Σᵢ W[o][i] · x[i] + b[o]` then `activation` (darknet's `forward_connected_layer`:
 /// a GEMM with the `outputs × inputs` weight matrix, then at inference batch norm with the
@@ -57,5 +59,55 @@ public struct ConnectedWeights: Sendable {
     public init(weights: [Float], biases: [Float]) {
         self.weights = weights
         self.biases = biases
+    }
+}
+
+extension Connected: LayerType {
+    static let sectionNames = ["connected", "conn"]
+
+    static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] { [("output", limits.maximumChannels)] }
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let connected = try parse(section)
+        return ParsedLayer(kind: .connected(connected), input: context.input, output: connected.outputShape(input: context.input))
+    }
+
+    func parameterCount(input: TensorShape) -> (count: Int, key: String)? {
+        let (count, overflow) = outputs.multipliedReportingOverflow(by: input.checkedCount ?? Int.max)
+        return (overflow ? Int.max : count, "output")
+    }
+
+    /// darknet's `load_connected_weights`: biases, the `outputs × inputs` weights, then with
+    /// batch_normalize the statistics.
+    func weightsParts(_ layer: Layer, next: Layer?) -> [WeightsPart] {
+        let inputs = layer.input.count
+        return [.biases(outputs), .weights(outputs * inputs, fanIn: inputs)] + (batchNormalize ? WeightsPart.batchNorm(outputs) : [])
+    }
+
+    /// The weights transposed when the file is of the kind darknet transposes (`inputs × outputs`
+    /// stored), then batch norm folded in.
+    func weights(_ layer: Layer, from arrays: consuming [[Float]], transposed: Bool) -> LayerWeights? {
+        var weights = arrays[1]
+        if transposed {
+            let (rows, columns) = (layer.input.count, outputs)
+            for r in 0..<rows {
+                for c in 0..<columns { weights[c * rows + r] = arrays[1][r * columns + c] }
+            }
+        }
+        guard batchNormalize else { return .connected(ConnectedWeights(weights: weights, biases: arrays[0])) }
+        let folded = ConvolutionWeights.folding(weights: weights, biases: arrays[0], scales: arrays[2],
+                                                rollingMean: arrays[3], rollingVariance: arrays[4])
+        return .connected(ConnectedWeights(weights: folded.weights, biases: folded.biases))
+    }
+
+    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, blocking: Blocking) -> Int {
+        LayerRun.eachImageCount(layer, batch: batch)
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        guard case .connected(let weights) = run.weights else { preconditionFailure("connected \(run.layer.index) has no weights") }
+        run.eachImage { input, output in
+            forward(input: input, inputCount: run.layer.input.count, output: output, weights: weights, threads: run.threads)
+        }
     }
 }

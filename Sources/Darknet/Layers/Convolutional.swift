@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[convolutional]`: input `C×H×W` → `filters × outH × outW`, with
 /// `outH = (H + 2·padding − size) / strideY + 1`, `outW = (W + 2·padding − size) / stride + 1`
 /// (darknet's `convolutional_out_height`/`_width`).
@@ -129,5 +131,67 @@ public struct Convolutional: Sendable, Hashable {
     /// darknet's BFLOPs for this layer: `2 · filters · (C/groups) · size² · outH · outW / 1e9`.
     public func bflops(input: TensorShape, output: TensorShape) -> Double {
         2.0 * Double(filters) * Double(fanIn(inputChannels: input.channels)) * Double(output.height * output.width) / 1e9
+    }
+}
+
+extension Convolutional: LayerType {
+    static let sectionNames = ["convolutional", "conv"]
+
+    static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {
+        [("filters", limits.maximumChannels), ("size", limits.maximumKernelSide), ("stride", limits.maximumKernelSide),
+         ("stride_x", limits.maximumKernelSide), ("stride_y", limits.maximumKernelSide), ("dilation", limits.maximumKernelSide),
+         ("padding", limits.maximumKernelSide), ("groups", limits.maximumChannels)]
+    }
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let conv = try parse(section)
+        let input = context.input
+        if input.channels % conv.groups != 0 {
+            throw CfgError.invalidValue(section.location("groups"), value: String(conv.groups),
+                                        expected: "a divisor of the \(input.channels) input channels")
+        }
+        guard let output = conv.outputShape(input: input) else {
+            let strides = "stride=\(conv.stride)" + (conv.strideY == conv.stride ? "" : " stride_y=\(conv.strideY)")
+            throw CfgError.inputTooSmall(context.location, layer: context.index,
+                                         detail: "\(input) with size=\(conv.size) \(strides) padding=\(conv.padding)")
+        }
+        return ParsedLayer(kind: .convolutional(conv), input: input, output: output)
+    }
+
+    /// filters × C/groups × size², computed without overflow.
+    func parameterCount(input: TensorShape) -> (count: Int, key: String)? {
+        let kernel = size.multipliedReportingOverflow(by: size)
+        let fanIn = (input.channels / groups).multipliedReportingOverflow(by: kernel.partialValue)
+        let total = filters.multipliedReportingOverflow(by: fanIn.partialValue)
+        return (kernel.overflow || fanIn.overflow || total.overflow ? Int.max : total.partialValue, "filters")
+    }
+
+    /// darknet's `load_convolutional_weights`: biases, with batch_normalize the statistics, then
+    /// the weights. (The synthetic scales are a quarter before a `[shortcut]`, so residual sums stay bounded.)
+    func weightsParts(_ layer: Layer, next: Layer?) -> [WeightsPart] {
+        var feedsShortcut = false
+        if let next, case .shortcut = next.kind { feedsShortcut = true }
+        let fanIn = fanIn(inputChannels: layer.input.channels)
+        return [.biases(filters)] + (batchNormalize ? WeightsPart.batchNorm(filters, scale: feedsShortcut ? 0.25 : 1) : [])
+            + [.weights(filters * fanIn, fanIn: fanIn)]
+    }
+
+    /// (`WeightsReader` folds a convolution's weights as it copies them, so it never asks this.)
+    func weights(_ layer: Layer, from arrays: consuming [[Float]], transposed: Bool) -> LayerWeights? {
+        guard batchNormalize else { return .convolution(ConvolutionWeights(weights: arrays[1], biases: arrays[0])) }
+        return .convolution(.folding(weights: arrays[4], biases: arrays[0], scales: arrays[1], rollingMean: arrays[2],
+                                     rollingVariance: arrays[3]))
+    }
+
+    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, blocking: Blocking) -> Int {
+        PreparedConvolution.workspaceCount(layer, self, method: method ?? .im2col, images: batch, blocking: blocking)
+    }
+
+    func bflops(_ layer: Layer) -> Double { bflops(input: layer.input, output: layer.output) }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        guard let convolution = run.convolution else { preconditionFailure("convolution \(run.layer.index) has no weights") }
+        let io = ConvolutionIO(input: run.input, output: run.output, images: run.batch, residual: run.residual, pooled: run.pooled)
+        convolution.route.run(io, workspace: run.workspace, context: run.context, timer: &timer)
     }
 }

@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[crop]` (pjreddie's crop_layer.c at inference, vgg-16.cfg and strided.cfg): input `C×H×W` →
 /// `C × crop_height × crop_width`, the centred window starting at row `(H − crop_height)/2` and
 /// column `(W − crop_width)/2` (integer division), each value mapped to `2·x − 1` — the layer
@@ -45,5 +47,26 @@ public struct Crop: Sendable, Hashable {
                 for j in 0..<width { target[j] = source[j] * scale + shift }
             }
         }
+    }
+}
+
+extension Crop: LayerType {
+    static let sectionNames = ["crop"]
+
+    static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {
+        [("crop_height", limits.maximumInputSide), ("crop_width", limits.maximumInputSide)]
+    }
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let crop = try parse(section)
+        guard let output = crop.outputShape(input: context.input) else {
+            throw CfgError.inputTooSmall(context.location, layer: context.index,
+                                         detail: "\(context.input) is smaller than the \(crop.height)×\(crop.width) crop")
+        }
+        return ParsedLayer(kind: .crop(crop), input: context.input, output: output)
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        forward(input: run.input, inputShape: run.planes(run.layer.input), output: run.output)
     }
 }

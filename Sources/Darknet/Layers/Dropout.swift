@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[dropout]`: the identity at inference (darknet's `forward_dropout_layer` returns at once
 /// when not training); shape unchanged. `probability` (default 0.5) only shows in the table.
 public struct Dropout: Sendable, Hashable {
@@ -15,5 +17,18 @@ public struct Dropout: Sendable, Hashable {
             throw CfgError.invalidValue(section.location("probability"), value: String(probability), expected: "a probability in 0...1")
         }
         return Dropout(probability: probability)
+    }
+}
+
+extension Dropout: LayerType {
+    static let sectionNames = ["dropout"]
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        ParsedLayer(kind: .dropout(try parse(section)), input: context.input, output: context.input)
+    }
+
+    /// The identity: the output block is the input's when the memory plan shares them.
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        if run.output != run.input { run.output.update(from: run.input, count: run.outputCount) }
     }
 }

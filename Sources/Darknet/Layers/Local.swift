@@ -90,3 +90,55 @@ public struct LocalWeights: Sendable {
         self.biases = biases
     }
 }
+
+extension Local: LayerType {
+    static let sectionNames = ["local"]
+
+    static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {
+        [("filters", limits.maximumChannels), ("size", limits.maximumKernelSide), ("stride", limits.maximumKernelSide)]
+    }
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let local = try parse(section)
+        guard let output = local.outputShape(input: context.input) else {
+            throw CfgError.inputTooSmall(context.location, layer: context.index, detail: "\(context.input) with size=\(local.size) pad=0")
+        }
+        return ParsedLayer(kind: .local(local), input: context.input, output: output)
+    }
+
+    /// locations × filters × size² × C (the biases are far fewer).
+    func parameterCount(input: TensorShape) -> (count: Int, key: String)? {
+        guard let output = outputShape(input: input) else { return nil }
+        let kernel = size.multipliedReportingOverflow(by: size)
+        let block = filters.multipliedReportingOverflow(by: kernel.partialValue)
+        let perLocation = block.partialValue.multipliedReportingOverflow(by: input.channels)
+        let total = perLocation.partialValue.multipliedReportingOverflow(by: output.height * output.width)
+        let overflow = kernel.overflow || block.overflow || perLocation.overflow || total.overflow
+        return (overflow ? Int.max : total.partialValue, "filters")
+    }
+
+    /// One bias per output element, then `locations × filters × size²·C` weights.
+    func weightsParts(_ layer: Layer, next: Layer?) -> [WeightsPart] {
+        let locations = layer.output.height * layer.output.width
+        return [.biases(layer.output.count),
+                .weights(locations * blockCount(inputChannels: layer.input.channels), fanIn: size * size * layer.input.channels)]
+    }
+
+    func weights(_ layer: Layer, from arrays: consuming [[Float]], transposed: Bool) -> LayerWeights? {
+        .local(LocalWeights(weights: arrays[1], biases: arrays[0]))
+    }
+
+    /// The im2col columns (after one gathered image and its output in a batch).
+    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, blocking: Blocking) -> Int {
+        size * size * layer.input.channels * layer.output.height * layer.output.width + LayerRun.eachImageCount(layer, batch: batch)
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        guard case .local(let weights) = run.weights else { preconditionFailure("local \(run.layer.index) has no weights") }
+        let columns = run.workspace + LayerRun.eachImageCount(run.layer, batch: run.batch)
+        run.eachImage {
+            forward(input: $0, inputShape: run.layer.input, output: $1, outputShape: run.layer.output, weights: weights,
+                    columns: columns, threads: run.threads)
+        }
+    }
+}

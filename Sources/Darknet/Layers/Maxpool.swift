@@ -203,3 +203,37 @@ public struct Maxpool: Sendable, Hashable {
         }
     }
 }
+
+extension Maxpool: LayerType {
+    static let sectionNames = ["maxpool", "max"]
+
+    static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {
+        [("size", limits.maximumKernelSide), ("stride", limits.maximumKernelSide), ("padding", limits.maximumKernelSide)]
+    }
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let pool = try parse(section, limits: context.limits)
+        guard let output = pool.outputShape(input: context.input) else {
+            if let outChannels = pool.depthChannels {
+                throw CfgError.shapeMismatch(section.location("out_channels"), layer: context.index,
+                                             detail: "maxpool_depth with out_channels=\(outChannels) needs at least that many input channels, got \(context.input)")
+            }
+            throw CfgError.inputTooSmall(context.location, layer: context.index,
+                                         detail: "\(context.input) with size=\(pool.size) padding=\(pool.padding)")
+        }
+        return ParsedLayer(kind: .maxpool(pool), input: context.input, output: output)
+    }
+
+    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, blocking: Blocking) -> Int {
+        depthChannels == nil ? 0 : LayerRun.eachImageCount(layer, batch: batch)
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        if let outChannels = depthChannels {
+            run.eachImage { forwardDepth(input: $0, inputShape: run.layer.input, output: $1, outChannels: outChannels) }
+        } else {
+            forward(input: run.input, inputShape: run.planes(run.layer.input), output: run.output,
+                    outputShape: run.planes(run.layer.output), threads: run.threads)
+        }
+    }
+}

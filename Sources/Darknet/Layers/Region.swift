@@ -1,3 +1,4 @@
+import Kernels
 import Foundation
 import YOLO
 
@@ -89,5 +90,26 @@ public struct Region: Sendable, Hashable {
             y[i * stride] = e
         }
         for i in 0..<count { y[i * stride] /= sum }
+    }
+}
+
+extension Region: LayerType {
+    static let sectionNames = ["region"]
+
+    static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {
+        [("num", limits.maximumAnchors), ("classes", limits.maximumChannels)]
+    }
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let region = try parse(section)
+        if context.input.channels != region.expectedChannels {
+            throw CfgError.filtersMismatch(headFiltersLocation(context), layer: max(context.index - 1, 0),
+                                           filters: context.input.channels, expected: region.expectedChannels)
+        }
+        return ParsedLayer(kind: .region(region), input: context.input, output: context.input)
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        forward(input: run.input, output: run.output, shape: run.stacked(run.layer.output), threads: run.threads)
     }
 }

@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[reorg]` (YOLOv2's passthrough layer), pjreddie's reorg_layer.c at inference:
 /// input `C×H×W` → `(C·s²) × (H/s) × (W/s)` with `s = stride`, or with `reverse=1`
 /// `(C/s²) × (H·s) × (W·s)`.
@@ -72,5 +74,28 @@ public struct Reorg: Sendable, Hashable {
                 }
             }
         }
+    }
+}
+
+extension Reorg: LayerType {
+    static let sectionNames = ["reorg"]
+
+    static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] { [("stride", limits.maximumKernelSide)] }
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let reorg = try parse(section)
+        guard let output = reorg.outputShape(input: context.input) else {
+            throw CfgError.shapeMismatch(section.location("stride"), layer: context.index,
+                                         detail: "reorg with stride=\(reorg.stride)\(reorg.reverse ? " reverse=1" : "") needs channels divisible by stride² and \(reorg.reverse ? "" : "width and height divisible by stride, ")got \(context.input)")
+        }
+        return ParsedLayer(kind: .reorg(reorg), input: context.input, output: output)
+    }
+
+    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, blocking: Blocking) -> Int {
+        LayerRun.eachImageCount(layer, batch: batch)
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        run.eachImage { forward(input: $0, inputShape: run.layer.input, output: $1) }
     }
 }

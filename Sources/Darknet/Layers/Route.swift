@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[route]`: concatenates the outputs of `layers` along channels. Every source must have
 /// the same `H×W`; output `(ΣC) × H × W`. Negative indices count back from this layer
 /// (darknet: `index = params.index + index`).
@@ -51,16 +53,32 @@ public struct Route: Sendable, Hashable {
         }
         return TensorShape(channels: channels, height: first.height, width: first.width)
     }
+}
 
-    /// Copies each source (its block `groupID` of `count / groups` floats) after the previous
-    /// one (CHW planes are contiguous per channel). `Network` calls it only for the routes
-    /// `MemoryPlan` could not put in place (most routes cost nothing: sources write into the
-    /// route's slices, and a one-source route is an alias of its block `groupID`).
-    func forward(sources: [(UnsafePointer<Float>, Int)], output: UnsafeMutablePointer<Float>) {
+extension Route: LayerType {
+    static let sectionNames = ["route"]
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let route = try parse(section, index: context.index)
+        let shapes = route.sources.map { context.layers[$0].output }
+        guard let output = route.outputShape(sourceShapes: shapes) else {
+            let listed = zip(route.sources, shapes).map { "layer \($0.0): \($0.1)" }.joined(separator: ", ")
+            throw CfgError.shapeMismatch(section.location("layers"), layer: context.index,
+                                         detail: "route sources differ in width × height (\(listed))")
+        }
+        return ParsedLayer(kind: .route(route), input: shapes[0], output: output)
+    }
+
+    var references: [Int] { sources }
+
+    /// Copies each source (its block `groupID` of a `1/groups` of its floats) after the
+    /// previous one (a batch's channel blocks are contiguous too). `Network` runs it only for
+    /// the routes `MemoryPlan` could not put in place.
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         var offset = 0
-        for (pointer, count) in sources {
-            let part = count / groups
-            (output + offset).update(from: pointer + groupID * part, count: part)
+        for source in sources {
+            let part = run.layers[source].output.count * run.batch / groups
+            (run.output + offset).update(from: run.output(of: source) + groupID * part, count: part)
             offset += part
         }
     }

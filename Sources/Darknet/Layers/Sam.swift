@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[sam]` (AlexeyAB, YOLOv4's spatial attention): `output = activation(previous · layers[from])`
 /// element-wise (`forward_sam_layer`); both must have the previous layer's shape `C×H×W`,
 /// the output too. Keys: `from` (one layer), `activation` (default linear).
@@ -38,5 +40,25 @@ public struct Sam: Sendable, Hashable {
     func forward(input: UnsafePointer<Float>, source: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int, threads: Int) {
         for i in 0..<count { output[i] = input[i] * source[i] }
         activation.apply(output, count: count, threads: threads)
+    }
+}
+
+extension Sam: LayerType {
+    static let sectionNames = ["sam"]
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let sam = try parse(section, index: context.index)
+        let sourceShape = context.layers[sam.source].output
+        guard let output = sam.outputShape(input: context.input, sourceShape: sourceShape) else {
+            throw CfgError.shapeMismatch(section.location("from"), layer: context.index,
+                                         detail: "sam multiplies layer \(sam.source) (\(sourceShape)) by the previous layer (\(context.input)); the shapes must match")
+        }
+        return ParsedLayer(kind: .sam(sam), input: context.input, output: output)
+    }
+
+    var references: [Int] { [source] }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        forward(input: run.input, source: run.output(of: source), output: run.output, count: run.outputCount, threads: run.threads)
     }
 }

@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[scale_channels]` (AlexeyAB, squeeze-and-excitation): the output has the shape of
 /// `layers[from]` (`C×H×W`); each value is multiplied by the previous layer's
 /// (`forward_scale_channels_layer`):
@@ -45,5 +47,26 @@ public struct ScaleChannels: Sendable, Hashable {
             }
         }
         activation.apply(output, count: sourceShape.count, threads: threads)
+    }
+}
+
+extension ScaleChannels: LayerType {
+    static let sectionNames = ["scale_channels"]
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let scale = try parse(section, index: context.index)
+        let sourceShape = context.layers[scale.source].output
+        guard let output = scale.outputShape(input: context.input, sourceShape: sourceShape) else {
+            throw CfgError.shapeMismatch(section.location("from"), layer: context.index,
+                                         detail: "scale_channels scales layer \(scale.source) (\(sourceShape)) by the previous layer (\(context.input)), which must be C×1×1 (1×H×W with scale_wh=1)")
+        }
+        return ParsedLayer(kind: .scaleChannels(scale), input: context.input, output: output)
+    }
+
+    var references: [Int] { [source] }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        forward(input: run.input, source: run.output(of: source), sourceShape: run.planes(run.layer.output), output: run.output,
+                batch: run.batch, threads: run.threads)
     }
 }

@@ -175,3 +175,43 @@ public struct Shortcut: Sendable, Hashable {
         activation.apply(output, count: count, threads: threads)
     }
 }
+
+extension Shortcut: LayerType {
+    static let sectionNames = ["shortcut"]
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let shortcut = try parse(section, index: context.index)
+        let sourceShapes = shortcut.sources.map { context.layers[$0].output }
+        guard let output = shortcut.outputShape(input: context.input, sourceShapes: sourceShapes) else {
+            let listed = zip(shortcut.sources, sourceShapes).map { "layer \($0.0) (\($0.1))" }.joined(separator: ", ")
+            throw CfgError.shapeMismatch(section.location("from"), layer: context.index, detail: shortcut.isMultilayer
+                ? "shortcut adds \(listed) to the previous layer (\(context.input)); with several from layers or weights all need its width and height"
+                : "shortcut adds \(listed) to the previous layer (\(context.input)); their width and height ratios must agree")
+        }
+        return ParsedLayer(kind: .shortcut(shortcut), input: context.input, output: output)
+    }
+
+    var references: [Int] { sources }
+
+    func weightsParts(_ layer: Layer, next: Layer?) -> [WeightsPart] {
+        guard weightsType != .none else { return [] }
+        return [WeightsPart(name: "shortcut weights", count: weightCount(channels: layer.output.channels), synthetic: (-0.25, 1.25))]
+    }
+
+    func weights(_ layer: Layer, from arrays: consuming [[Float]], transposed: Bool) -> LayerWeights? {
+        weightsType == .none ? nil : .shortcut(ShortcutWeights(weights: arrays[0]))
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        if isMultilayer {
+            var weights: [Float] = []
+            if case .shortcut(let held) = run.weights { weights = held.weights }
+            forwardMultilayer(input: run.input, shape: run.layer.output, sources: sources.map { UnsafePointer(run.output(of: $0)) },
+                              sourceShapes: sources.map { run.layers[$0].output }, weights: weights, batch: run.batch,
+                              output: run.output, threads: run.threads)
+        } else {
+            forward(input: run.input, shape: run.planes(run.layer.output), source: run.output(of: source),
+                    sourceShape: run.planes(run.layers[source].output), output: run.output, threads: run.threads)
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import Kernels
 import Foundation
 
 /// `[softmax]`: shape unchanged; the `C·H·W` inputs split into `groups` consecutive runs,
@@ -46,5 +47,22 @@ public struct Softmax: Sendable, Hashable {
             }
             for i in 0..<n { y[i] /= sum }
         }
+    }
+}
+
+extension Softmax: LayerType {
+    static let sectionNames = ["softmax", "soft"]
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        ParsedLayer(kind: .softmax(try parse(section, inputCount: context.input.count)), input: context.input,
+                    output: context.input)
+    }
+
+    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, blocking: Blocking) -> Int {
+        LayerRun.eachImageCount(layer, batch: batch)
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        run.eachImage { forward(input: $0, output: $1, count: run.layer.output.count) }
     }
 }

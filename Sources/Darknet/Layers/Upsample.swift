@@ -1,3 +1,5 @@
+import Kernels
+
 /// `[upsample]`: nearest-neighbour, input `C×H×W` → `C × (H·stride) × (W·stride)`, each
 /// value multiplied by `scale` (darknet's `upsample_cpu`; defaults stride 2, scale 1).
 ///
@@ -69,5 +71,24 @@ public struct Upsample: Sendable, Hashable {
                 }
             }
         }
+    }
+}
+
+extension Upsample: LayerType {
+    static let sectionNames = ["upsample"]
+
+    static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] { [("stride", limits.maximumKernelSide)] }
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let upsample = try parse(section)
+        guard let output = upsample.outputShape(input: context.input) else {
+            throw CfgError.shapeMismatch(section.location("stride"), layer: context.index,
+                                         detail: "downsampling \(context.input) by \(upsample.stride) needs a height and width divisible by it")
+        }
+        return ParsedLayer(kind: .upsample(upsample), input: context.input, output: output)
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        forward(input: run.input, inputShape: run.planes(run.layer.input), output: run.output)
     }
 }

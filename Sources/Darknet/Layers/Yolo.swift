@@ -106,3 +106,32 @@ public struct Yolo: Sendable, Hashable {
         for i in 0..<count { base[i] = base[i] * a + b }
     }
 }
+
+extension Yolo: LayerType {
+    static let sectionNames = ["yolo"]
+
+    static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {
+        [("num", limits.maximumAnchors), ("classes", limits.maximumChannels)]
+    }
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let yolo = try parse(section)
+        if context.input.channels != yolo.expectedChannels {
+            throw CfgError.filtersMismatch(headFiltersLocation(context), layer: max(context.index - 1, 0),
+                                           filters: context.input.channels, expected: yolo.expectedChannels)
+        }
+        return ParsedLayer(kind: .yolo(yolo), input: context.input, output: context.input)
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        forward(input: run.input, output: run.output, shape: run.stacked(run.layer.output), threads: run.threads)
+    }
+}
+
+/// The location to blame when a head's input has the wrong channel count: the `filters` key of
+/// the convolution before it (what a user edits), else the head's own section.
+func headFiltersLocation(_ context: LayerContext) -> CfgLocation {
+    guard let previous = context.layers.last, case .convolutional = previous.kind else { return context.location }
+    return CfgLocation(file: previous.location.file, line: previous.location.line, section: previous.location.section,
+                       key: "filters")
+}

@@ -24,6 +24,8 @@ public final class Network {
     private let context: KernelContext
     /// One allocation for every activation (`plan.offsetOfLayer`).
     private let arena: UnsafeMutablePointer<Float>
+    /// `plan.offsetOfLayer`, where `LayerRun` reads it without touching an array.
+    private let offsets: UnsafeBufferPointer<Int>
     /// Views of the `outputLayers`' outputs inside the arena (what `forwardViews` returns).
     private let outputViews: [UnsafeBufferPointer<Float>]
     private let workspace: UnsafeMutablePointer<Float>
@@ -81,6 +83,9 @@ public final class Network {
         if bytes > limit { throw NetworkError.tooMuchMemory(bytesNeeded: bytes, limit: limit) }
         self.workspaceCount = workspaceCount
         self.workspace = .allocate(capacity: max(workspaceCount, 1))
+        let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: plan.offsetOfLayer.count)
+        _ = offsets.initialize(from: plan.offsetOfLayer)
+        self.offsets = UnsafeBufferPointer(offsets)
         let arena = UnsafeMutablePointer<Float>.allocate(capacity: max(plan.arenaFloats, 1))
         arena.initialize(repeating: 0, count: max(plan.arenaFloats, 1))
         self.arena = arena
@@ -98,28 +103,13 @@ public final class Network {
     }
 
     /// Floats of the one workspace a network of `batch` images needs when its convolutions run
-    /// `methods` (indexed by layer): the largest any layer needs (im2col blocks, Winograd's
-    /// transformed tiles, image-by-image copies of a batch).
+    /// `methods` (indexed by layer): the largest any layer needs (`LayerType.workspaceCount`:
+    /// im2col blocks, Winograd's transformed tiles, image-by-image copies of a batch).
     static func workspaceCount(for model: ModelDescription, methods: [ConvolutionMethod?], batch: Int,
                                blocking: Blocking) -> Int {
-        var count = 0
-        for layer in model.layers {
-            switch layer.kind {
-            case .convolutional(let conv):
-                count = max(count, PreparedConvolution.workspaceCount(layer, conv, method: methods[layer.index] ?? .im2col,
-                                                                      images: batch, blocking: blocking))
-            case .local(let local):  // im2col columns (+ one gathered image and its output in a batch)
-                let columns = local.size * local.size * layer.input.channels * layer.output.height * layer.output.width
-                count = max(count, columns + (batch > 1 ? layer.input.count + layer.output.count : 0))
-            case .maxpool(let pool) where pool.depthChannels != nil:
-                if batch > 1 { count = max(count, layer.input.count + layer.output.count) }  // `eachImage`
-            case .connected, .softmax, .reorg:
-                if batch > 1 { count = max(count, layer.input.count + layer.output.count) }  // `eachImage`
-            default:
-                break
-            }
+        model.layers.reduce(0) { count, layer in
+            max(count, layer.kind.type.workspaceCount(layer, batch: batch, method: methods[layer.index], blocking: blocking))
         }
-        return count
     }
 
     /// The method each convolution runs (nil for other layers), as `summary` and `benchmark` show.
@@ -129,6 +119,7 @@ public final class Network {
     public var parameterBytes: [Int] { prepared.parameterBytes }
 
     deinit {
+        offsets.deallocate()
         arena.deallocate()
         workspace.deallocate()
         batchInput?.deallocate()
@@ -249,119 +240,22 @@ public final class Network {
     /// The arena's first float (tests check that it never moves and views point into it).
     var arenaBase: UnsafeMutablePointer<Float> { arena }
 
-    /// One layer on the whole batch. Per-plane layers see `C·batch` planes (`planes`); yolo
-    /// and batchnorm see each channel's `batch` planes as one taller plane (`stacked`).
+    /// One layer on the whole batch (`LayerType.forward`), unless the memory plan or a fusion
+    /// already did its work: a route in place, a shortcut its convolution added (`fuse`), a
+    /// pool its convolution computed.
     private func run(_ layer: Layer, networkInput: UnsafePointer<Float>, fuse: Bool, timer: inout PhaseTimer?) {
-        let out = output(of: layer.index)
-        let previous: UnsafePointer<Float> = layer.index == 0 ? networkInput : UnsafePointer(output(of: layer.index - 1))
-        let batch = self.batch
-        func planes(_ shape: TensorShape) -> TensorShape {
-            TensorShape(channels: shape.channels * batch, height: shape.height, width: shape.width)
+        let index = layer.index
+        if plan.routeInPlace[index] || (fuse && (fusedPools[index] || plan.shortcutInPlace[index])) { return }
+        var run = LayerRun(layer: layer, batch: batch, context: context,
+                           input: index == 0 ? networkInput : UnsafePointer(output(of: index - 1)), output: output(of: index),
+                           workspace: workspace, weights: prepared.weights[index], convolution: prepared.convolutions[index],
+                           arena: arena, offsets: offsets, layers: model.layers)
+        if fuse, index + 1 < model.layers.count {
+            if plan.shortcutInPlace[index + 1], case .shortcut(let shortcut) = model.layers[index + 1].kind {
+                run.residual = UnsafePointer(output(of: shortcut.source))
+            }
+            if fusedPools[index + 1] { run.pooled = output(of: index + 1) }
         }
-        func stacked(_ shape: TensorShape) -> TensorShape {
-            TensorShape(channels: shape.channels, height: shape.height * batch, width: shape.width)
-        }
-        let threads = context.threads
-        switch layer.kind {
-        case .convolutional:
-            guard let convolution = prepared.convolutions[layer.index] else {
-                preconditionFailure("convolution \(layer.index) has no weights")
-            }
-            var io = ConvolutionIO(input: previous, output: out, images: batch)
-            if fuse, layer.index + 1 < model.layers.count, plan.shortcutInPlace[layer.index + 1],
-               case .shortcut(let shortcut) = model.layers[layer.index + 1].kind {
-                io.residual = UnsafePointer(output(of: shortcut.source))
-            }
-            if fuse && layer.index + 1 < model.layers.count && fusedPools[layer.index + 1] { io.pooled = output(of: layer.index + 1) }
-            convolution.route.run(io, workspace: workspace, context: context, timer: &timer)
-        case .maxpool where fuse && fusedPools[layer.index]:
-            break  // pooled by the convolution before it
-        case .maxpool(let pool):
-            if let outChannels = pool.depthChannels {
-                eachImage(layer, previous, out) {
-                    pool.forwardDepth(input: $0, inputShape: layer.input, output: $1, outChannels: outChannels)
-                }
-            } else {
-                pool.forward(input: previous, inputShape: planes(layer.input), output: out, outputShape: planes(layer.output),
-                             threads: threads)
-            }
-        case .upsample(let upsample):
-            upsample.forward(input: previous, inputShape: planes(layer.input), output: out)
-        case .route(let route):
-            if plan.routeInPlace[layer.index] { break }
-            route.forward(sources: route.sources.map { (UnsafePointer(output(of: $0)), model.layers[$0].output.count * batch) },
-                          output: out)
-        case .shortcut where fuse && plan.shortcutInPlace[layer.index]:
-            break  // added by the convolution before it
-        case .shortcut(let shortcut) where shortcut.isMultilayer:
-            shortcut.forwardMultilayer(input: previous, shape: layer.output,
-                                       sources: shortcut.sources.map { UnsafePointer(output(of: $0)) },
-                                       sourceShapes: shortcut.sources.map { model.layers[$0].output },
-                                       weights: shortcutWeights(layer.index), batch: batch, output: out, threads: threads)
-        case .shortcut(let shortcut):
-            shortcut.forward(input: previous, shape: planes(layer.output), source: UnsafePointer(output(of: shortcut.source)),
-                             sourceShape: planes(model.layers[shortcut.source].output), output: out, threads: threads)
-        case .yolo(let yolo):
-            yolo.forward(input: previous, output: out, shape: stacked(layer.output), threads: threads)
-        case .avgpool(let pool):
-            pool.forward(input: previous, inputShape: planes(layer.input), output: out)
-        case .connected(let connected):
-            guard case .connected(let weights) = prepared.weights[layer.index] else {
-                preconditionFailure("connected \(layer.index) has no weights")
-            }
-            eachImage(layer, previous, out) { input, output in
-                connected.forward(input: input, inputCount: layer.input.count, output: output, weights: weights, threads: threads)
-            }
-        case .softmax(let softmax):
-            eachImage(layer, previous, out) { softmax.forward(input: $0, output: $1, count: layer.output.count) }
-        case .batchnorm(let batchnorm):
-            guard case .batchnorm(let weights) = prepared.weights[layer.index] else {
-                preconditionFailure("batchnorm \(layer.index) has no weights")
-            }
-            batchnorm.forward(input: previous, shape: stacked(layer.output), output: out, weights: weights)
-        case .sam(let sam):
-            sam.forward(input: previous, source: UnsafePointer(output(of: sam.source)), output: out,
-                        count: layer.output.count * batch, threads: threads)
-        case .scaleChannels(let scale):
-            scale.forward(input: previous, source: UnsafePointer(output(of: scale.source)), sourceShape: planes(layer.output),
-                          output: out, batch: batch, threads: threads)
-        case .reorg(let reorg):
-            eachImage(layer, previous, out) { reorg.forward(input: $0, inputShape: layer.input, output: $1) }
-        case .local(let local):
-            guard case .local(let weights) = prepared.weights[layer.index] else {
-                preconditionFailure("local \(layer.index) has no weights")
-            }
-            let columns = workspace + (batch > 1 ? layer.input.count + layer.output.count : 0)
-            eachImage(layer, previous, out) {
-                local.forward(input: $0, inputShape: layer.input, output: $1, outputShape: layer.output,
-                              weights: weights, columns: columns, threads: threads)
-            }
-        case .crop(let crop):
-            crop.forward(input: previous, inputShape: planes(layer.input), output: out)
-        case .region(let region):
-            region.forward(input: previous, output: out, shape: stacked(layer.output), threads: threads)
-        case .dropout, .cost:
-            if out != previous { out.update(from: previous, count: layer.output.count * batch) }
-        }
-    }
-
-    /// A weighted shortcut's weights (none for a plain multi-source one).
-    private func shortcutWeights(_ index: Int) -> [Float] {
-        guard case .shortcut(let weights) = prepared.weights[index] else { return [] }
-        return weights.weights
-    }
-
-    /// Runs `body` on each image of the batch in CHW: the layers that mix channels and pixels of
-    /// one image (`[connected]`, `[softmax]`, `[reorg]`, `[local]`, `[maxpool]` with `maxpool_depth`). Image `b` is gathered into the workspace, and its
-    /// output scattered back into the channel-major batch. One image: `body(input, output)`.
-    private func eachImage(_ layer: Layer, _ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
-                           _ body: (UnsafePointer<Float>, UnsafeMutablePointer<Float>) -> Void) {
-        guard batch > 1 else { return body(input, output) }
-        let imageInput = workspace, imageOutput = workspace + layer.input.count
-        for b in 0..<batch {
-            Batch.gather(image: b, from: input, into: imageInput, shape: layer.input, batch: batch)
-            body(UnsafePointer(imageInput), imageOutput)
-            Batch.scatter(image: b, from: UnsafePointer(imageOutput), into: output, shape: layer.output, batch: batch)
-        }
+        layer.kind.type.forward(run, timer: &timer)
     }
 }

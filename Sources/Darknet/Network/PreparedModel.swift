@@ -51,15 +51,13 @@ public struct PreparedModel: Sendable {
     init(model: ModelDescription, options: ExecutionOptions, convolutions: [PreparedConvolution?],
          weights: [LayerWeights?]) throws {
         for layer in model.layers {
-            let present: Bool
-            switch (layer.kind, weights[layer.index]) {
-            case (.convolutional, _): present = convolutions[layer.index] != nil
-            case (.connected, .connected?), (.batchnorm, .batchnorm?), (.local, .local?), (.shortcut, .shortcut?): present = true
-            case (.shortcut(let shortcut), nil): present = shortcut.weightsType == .none
-            case (_, nil): present = WeightsReader.parts(of: layer) == nil
-            default: present = false
+            let needs = WeightsReader.parts(of: layer, in: model) != nil
+            let has = if case .convolutional = layer.kind {
+                convolutions[layer.index] != nil
+            } else {
+                weights[layer.index].map { $0.sectionName == layer.typeName } ?? false
             }
-            if !present { throw NetworkError.missingParameters(layer: layer.index, type: layer.typeName) }
+            if needs && !has { throw NetworkError.missingParameters(layer: layer.index, type: layer.typeName) }
         }
         self.model = model
         self.options = options

@@ -28,6 +28,17 @@ public enum LayerWeights: Sendable {
     case local(LocalWeights)
     case shortcut(ShortcutWeights)
 
+    /// The section of the layer these parameters are for.
+    var sectionName: String {
+        switch self {
+        case .convolution: Convolutional.name
+        case .connected: Connected.name
+        case .batchnorm: Batchnorm.name
+        case .local: Local.name
+        case .shortcut: Shortcut.name
+        }
+    }
+
     /// Floats held.
     public var count: Int {
         switch self {

@@ -33,51 +33,11 @@ public enum SyntheticWeights {
             }
         }
         append(Int32(0)); append(Int32(2)); append(Int32(0)); append(UInt64(0))
+        // Each layer's parts in file order, each drawn from its range (`WeightsPart.synthetic`).
         for layer in model.layers {
-            switch layer.kind {
-            case .connected(let connected):
-                let n = connected.outputs
-                appendUniform(n, -0.1, 0.1)
-                let a = (Float(6) / Float(layer.input.count)).squareRoot()
-                appendUniform(n * layer.input.count, -a, a)
-                if connected.batchNormalize {
-                    appendUniform(n, 0.8, 1.2)
-                    appendUniform(n, -0.1, 0.1)
-                    appendUniform(n, 0.8, 1.2)
-                }
-                continue
-            case .batchnorm:
-                let n = layer.input.channels
-                appendUniform(n, 0.8, 1.2)
-                appendUniform(n, -0.1, 0.1)
-                appendUniform(n, 0.8, 1.2)
-                continue
-            case .shortcut(let shortcut) where shortcut.weightsType != .none:
-                appendUniform(shortcut.weightCount(channels: layer.output.channels), -0.25, 1.25)
-                continue
-            case .local(let local):
-                appendUniform(layer.output.count, -0.1, 0.1)
-                let k = local.size * local.size * layer.input.channels
-                let a = (Float(6) / Float(k)).squareRoot()
-                appendUniform(layer.output.height * layer.output.width * local.blockCount(inputChannels: layer.input.channels), -a, a)
-                continue
-            default: break
+            for part in WeightsReader.parts(of: layer, in: model) ?? [] {
+                appendUniform(part.count, part.synthetic.low, part.synthetic.high, times: part.scale)
             }
-            guard case .convolutional(let conv) = layer.kind else { continue }
-            let n = conv.filters
-            let fanIn = conv.fanIn(inputChannels: layer.input.channels)
-            var feedsShortcut = false
-            if layer.index + 1 < model.layers.count, case .shortcut = model.layers[layer.index + 1].kind {
-                feedsShortcut = true
-            }
-            appendUniform(n, -0.1, 0.1)
-            if conv.batchNormalize {
-                appendUniform(n, 0.8, 1.2, times: feedsShortcut ? 0.25 : 1)
-                appendUniform(n, -0.1, 0.1)
-                appendUniform(n, 0.8, 1.2)
-            }
-            let a = (Float(6) / Float(fanIn)).squareRoot()
-            appendUniform(n * fanIn, -a, a)
         }
         return out
     }

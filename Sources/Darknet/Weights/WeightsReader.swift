@@ -23,56 +23,19 @@ public enum WeightsReader {
         public var size: Int
     }
 
-    /// What one convolution reads from the file, in order.
-    struct Part {
-        var name: String
-        var count: Int
-    }
-
-    static func parts(of conv: Convolutional, input: TensorShape) -> [Part] {
-        let n = conv.filters
-        var parts = [Part(name: "biases", count: n)]
-        if conv.batchNormalize {
-            parts += [Part(name: "scales", count: n), Part(name: "rolling mean", count: n),
-                      Part(name: "rolling variance", count: n)]
-        }
-        parts.append(Part(name: "weights", count: n * conv.fanIn(inputChannels: input.channels)))
-        return parts
-    }
-
-    /// What a layer reads from the file, in order; nil for layers without parameters.
-    static func parts(of layer: Layer) -> [Part]? {
-        switch layer.kind {
-        case .convolutional(let conv):
-            return parts(of: conv, input: layer.input)
-        case .connected(let connected):
-            let n = connected.outputs
-            var parts = [Part(name: "biases", count: n), Part(name: "weights", count: n * layer.input.count)]
-            if connected.batchNormalize {
-                parts += [Part(name: "scales", count: n), Part(name: "rolling mean", count: n),
-                          Part(name: "rolling variance", count: n)]
-            }
-            return parts
-        case .batchnorm:
-            let n = layer.input.channels
-            return [Part(name: "scales", count: n), Part(name: "rolling mean", count: n),
-                    Part(name: "rolling variance", count: n)]
-        case .shortcut(let shortcut) where shortcut.weightsType != .none:
-            return [Part(name: "shortcut weights", count: shortcut.weightCount(channels: layer.output.channels))]
-        case .local(let local):
-            let locations = layer.output.height * layer.output.width
-            return [Part(name: "biases", count: layer.output.count),
-                    Part(name: "weights", count: locations * local.blockCount(inputChannels: layer.input.channels))]
-        default:
-            return nil
-        }
+    /// What `layer` reads from the file, in order (`LayerType.weightsParts`); nil for layers
+    /// without parameters.
+    static func parts(of layer: Layer, in model: ModelDescription) -> [WeightsPart]? {
+        let next = layer.index + 1 < model.layers.count ? model.layers[layer.index + 1] : nil
+        let parts = layer.kind.type.weightsParts(layer, next: next)
+        return parts.isEmpty ? nil : parts
     }
 
     /// Bytes of parameters the model needs after the header.
     public static func parameterBytes(for model: ModelDescription) -> Int {
         var total = 0
         for layer in model.layers {
-            guard let parts = parts(of: layer) else { continue }
+            guard let parts = parts(of: layer, in: model) else { continue }
             total += parts.reduce(0) { $0 + $1.count } * 4
         }
         return total
@@ -80,36 +43,6 @@ public enum WeightsReader {
 
     /// darknet transposes connected weights when major or minor exceeds 1000.
     static func transposesConnected(_ header: Header) -> Bool { header.major > 1000 || header.minor > 1000 }
-
-    /// The layer's parameters, folded, from the arrays `parts(of:)` listed. Convolutions are
-    /// not here: `walk` folds their weights as it copies them.
-    static func fold(_ layer: Layer, _ arrays: consuming [[Float]], transpose: Bool) -> LayerWeights? {
-        switch layer.kind {
-        case .connected(let connected):
-            var weights = arrays[1]
-            if transpose {
-                let (rows, columns) = (layer.input.count, connected.outputs)
-                for r in 0..<rows {
-                    for c in 0..<columns { weights[c * rows + r] = arrays[1][r * columns + c] }
-                }
-            }
-            guard connected.batchNormalize else { return .connected(ConnectedWeights(weights: weights, biases: arrays[0])) }
-            let folded = ConvolutionWeights.folding(weights: weights, biases: arrays[0], scales: arrays[2],
-                                                    rollingMean: arrays[3], rollingVariance: arrays[4])
-            return .connected(ConnectedWeights(weights: folded.weights, biases: folded.biases))
-        case .local:
-            return .local(LocalWeights(weights: arrays[1], biases: arrays[0]))
-        case .shortcut:
-            return .shortcut(ShortcutWeights(weights: arrays[0]))
-        case .batchnorm:
-            let n = layer.input.channels
-            let (factors, offsets) = ConvolutionWeights.foldingFactors(biases: [Float](repeating: 0, count: n), scales: arrays[0],
-                                                                       rollingMean: arrays[1], rollingVariance: arrays[2])
-            return .batchnorm(BatchnormWeights(scales: factors.map { Float($0) }, offsets: offsets))
-        default:
-            return nil
-        }
-    }
 
     public static func readHeader(_ bytes: UnsafeRawBufferPointer, file: String) throws -> Header {
         guard bytes.count >= 16 else { throw WeightsError.truncatedHeader(file: file, bytes: bytes.count, needed: 16) }
@@ -164,17 +97,18 @@ public enum WeightsReader {
         // Layers transformed at load take their folded weights from a scratch buffer.
         try walk(bytes, file: file, for: model, threads: options.threads, scratch: { methods[$0.index] == .winograd },
                  consumed: consumed) { layer, parameters in
-            switch (layer.kind, parameters) {
-            case (.convolutional(let conv), .plain(.convolution(let plain))):
+            guard case .convolutional(let conv) = layer.kind else {
+                if case .plain(let weights) = parameters { others[layer.index] = weights }
+                return
+            }
+            switch parameters {
+            case .plain(let weights):
+                guard case .convolution(let plain) = weights else { return }
                 convolutions[layer.index] = PreparedConvolution(layer, conv, weights: plain, method: methods[layer.index]!,
                                                                 options: options)
-            case (.convolutional(let conv), .scratch(let plain, let biases)):
+            case .scratch(let plain, let biases):
                 let spec = ConvolutionSpec(layer, conv, biases: biases)
                 convolutions[layer.index] = .winograd(WinogradConvolution(spec, transforming: plain, options: options))
-            case (_, .plain(let weights)):
-                others[layer.index] = weights
-            default:
-                preconditionFailure("WeightsReader.prepare: scratch weights for layer \(layer.index), not a convolution")
             }
         }
         return try PreparedModel(model: model, options: options, convolutions: convolutions, weights: others)
@@ -201,12 +135,12 @@ public enum WeightsReader {
         let scratchCount = model.layers.filter { layer in
             guard case .convolutional = layer.kind else { return false }
             return useScratch(layer)
-        }.map { parts(of: $0)!.last!.count }.max() ?? 0
+        }.map { parts(of: $0, in: model)!.last!.count }.max() ?? 0
         let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: scratchCount)
         defer { scratch.deallocate() }
         var offset = header.size
         for layer in model.layers {
-            guard let parts = parts(of: layer) else { continue }
+            guard let parts = parts(of: layer, in: model) else { continue }
             var convolution: Convolutional?
             if case .convolutional(let conv) = layer.kind { convolution = conv }
             let inScratch = convolution != nil && useScratch(layer)
@@ -246,7 +180,7 @@ public enum WeightsReader {
                 } else {
                     try body(layer, .plain(.convolution(ConvolutionWeights(weights: arrays.removeLast(), biases: biases))))
                 }
-            } else if let folded = fold(layer, consume arrays, transpose: transposesConnected(header)) {
+            } else if let folded = layer.kind.type.weights(layer, from: consume arrays, transposed: transposesConnected(header)) {
                 try body(layer, .plain(folded))
             }
             consumed(offset)

@@ -46,7 +46,7 @@ extension Winograd {
             pass.input.base = input.plane(image: image, channel: 0)
             pass.output.base = output.plane(image: image, channel: 0)
             pass.epilogue.residual = epilogue.residual.map { $0 + output.base.distance(to: pass.output.base) }
-            pass.pooled?.base = pooled!.plane(image: image, channel: 0)
+            if let pooled { pass.pooled?.base = pooled.plane(image: image, channel: 0) }
             for first in Swift.stride(from: 0, to: grid.rows, by: passRows) {
                 pass.geometry.firstTileRow = first
                 pass.geometry.tileRows = min(passRows, grid.rows - first)

@@ -1,5 +1,5 @@
 /// What the engine does with every cfg section and option, derived from each layer type's
-/// `keys` (every key it knows), `honouredKeys` and `rejectedKeys` — the source of truth for the
+/// `keys` (every key it knows), `honouredKeys` and `rejectedKeys` (`LayerType`) — the source of truth for the
 /// README's support table (`SupportTableTests` checks the rejected keys really are errors and
 /// that the committed table, `Darknet.docc/SupportedSections.md`, equals `markdown()`).
 ///
@@ -31,28 +31,12 @@ public enum SupportTable {
         }
     }
 
-    /// Every section the engine reads. (Sections added by other layer files append a row here.)
+    /// Every section the engine reads: `[net]`, then each layer type of `LayerRegistry`.
     public static let sections: [Section] = [
         Section(["net", "network"], keys: NetConfig.knownKeys, honoured: ["width", "height", "channels"]),
-        Section(["convolutional", "conv"], keys: Convolutional.keys, honoured: Convolutional.honouredKeys, rejected: Convolutional.rejectedKeys),
-        Section(["maxpool", "max"], keys: Maxpool.keys, honoured: Maxpool.honouredKeys, rejected: Maxpool.rejectedKeys),
-        Section(["upsample"], keys: Upsample.keys, honoured: Upsample.honouredKeys, rejected: Upsample.rejectedKeys),
-        Section(["route"], keys: Route.keys, honoured: Route.honouredKeys, rejected: Route.rejectedKeys),
-        Section(["shortcut"], keys: Shortcut.keys, honoured: Shortcut.honouredKeys, rejected: Shortcut.rejectedKeys),
-        Section(["yolo"], keys: Yolo.keys, honoured: Yolo.honouredKeys, rejected: Yolo.rejectedKeys),
-        Section(["avgpool", "avg"], keys: Avgpool.keys, honoured: []),
-        Section(["connected", "conn"], keys: Connected.keys, honoured: Connected.honouredKeys, rejected: Connected.rejectedKeys),
-        Section(["softmax", "soft"], keys: Softmax.keys, honoured: Softmax.honouredKeys, rejected: Softmax.rejectedKeys),
-        Section(["dropout"], keys: Dropout.keys, honoured: Dropout.honouredKeys, rejected: Dropout.rejectedKeys),
-        Section(["batchnorm"], keys: Batchnorm.keys, honoured: []),
-        Section(["cost"], keys: Cost.keys, honoured: Cost.honouredKeys, rejected: Cost.rejectedKeys),
-        Section(["sam"], keys: Sam.keys, honoured: Sam.honouredKeys),
-        Section(["scale_channels"], keys: ScaleChannels.keys, honoured: ScaleChannels.honouredKeys),
-        Section(["reorg"], keys: Reorg.keys, honoured: Reorg.honouredKeys, rejected: Reorg.rejectedKeys),
-        Section(["region"], keys: Region.keys, honoured: Region.honouredKeys, rejected: Region.rejectedKeys),
-        Section(["crop"], keys: Crop.keys, honoured: Crop.honouredKeys, rejected: Crop.rejectedKeys),
-        Section(["local"], keys: Local.keys, honoured: Local.honouredKeys, rejected: Local.rejectedKeys),
-    ]
+    ] + LayerRegistry.types.map { type in
+        Section(type.sectionNames, keys: type.keys, honoured: type.honouredKeys, rejected: type.rejectedKeys)
+    }
 
     /// Sections of pjreddie's or AlexeyAB's darknet this engine does not run (an error naming
     /// the section and its line). Remove a name when its layer file lands.

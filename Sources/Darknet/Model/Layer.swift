@@ -1,0 +1,71 @@
+/// One layer of a network: what its cfg section says plus the shapes inference gave it.
+public struct Layer: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case convolutional(Convolutional)
+        case maxpool(Maxpool)
+        case upsample(Upsample)
+        case route(Route)
+        case shortcut(Shortcut)
+        case yolo(Yolo)
+        case avgpool(Avgpool)
+        case connected(Connected)
+        case softmax(Softmax)
+        case dropout(Dropout)
+        case batchnorm(Batchnorm)
+        case cost(Cost)
+        case sam(Sam)
+        case scaleChannels(ScaleChannels)
+        case reorg(Reorg)
+        case region(Region)
+        case crop(Crop)
+        case local(Local)
+    }
+
+    public var index: Int
+    public var kind: Kind
+    /// Shape of the layer it reads (the previous layer; for a route, the first source).
+    public var input: TensorShape
+    public var output: TensorShape
+    /// Where its section starts in the cfg.
+    public var location: CfgLocation
+
+    /// The cfg section name (`convolutional`, `route`…).
+    public var typeName: String { type(of: kind.type).name }
+
+    /// Layers whose outputs this one reads, besides the previous one.
+    public var references: [Int] { kind.type.references }
+
+    /// True when this layer reads the previous layer's output (all but `[route]`).
+    public var readsPrevious: Bool {
+        if case .route = kind { return false }
+        return true
+    }
+
+    public var bflops: Double { kind.type.bflops(self) }
+}
+
+extension Layer.Kind {
+    /// The layer's own type, which answers everything about it (`LayerType`).
+    var type: any LayerType {
+        switch self {
+        case .convolutional(let layer): layer
+        case .maxpool(let layer): layer
+        case .upsample(let layer): layer
+        case .route(let layer): layer
+        case .shortcut(let layer): layer
+        case .yolo(let layer): layer
+        case .avgpool(let layer): layer
+        case .connected(let layer): layer
+        case .softmax(let layer): layer
+        case .dropout(let layer): layer
+        case .batchnorm(let layer): layer
+        case .cost(let layer): layer
+        case .sam(let layer): layer
+        case .scaleChannels(let layer): layer
+        case .reorg(let layer): layer
+        case .region(let layer): layer
+        case .crop(let layer): layer
+        case .local(let layer): layer
+        }
+    }
+}

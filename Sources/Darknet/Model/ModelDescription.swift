@@ -1,0 +1,91 @@
+/// A parsed cfg with every layer's shapes inferred (pure: no weights, no buffers).
+///
+/// Sections: `[net]`/`[network]` first, then one layer per section, of the types
+/// `LayerRegistry` lists. The input size comes from `[net]` unless overridden (Debian's
+/// yolov3.cfg says 608; people run it at 416).
+public struct ModelDescription: Sendable {
+    public var file: String
+    public var net: NetConfig
+    public var layers: [Layer]
+    /// Unknown keys, each with its line (darknet ignores them; so do we, loudly).
+    public var warnings: [CfgWarning]
+    /// The limits the cfg was read under (networks made from it allocate within them too).
+    public let limits: ModelLimits
+
+    public var inputShape: TensorShape {
+        TensorShape(channels: net.channels, height: net.height, width: net.width)
+    }
+
+    public var totalBflops: Double { layers.reduce(0) { $0 + $1.bflops } }
+
+    /// The sum of darknet's table rows, each printed with three decimals (`%5.3f BFLOPs`):
+    /// what a user adding up darknet's table gets (yolov3 at 416: 65.862; yolov3-tiny: 5.567).
+    public var roundedBflops: Double { layers.reduce(0) { $0 + ($1.bflops * 1000).rounded() / 1000 } }
+
+    public init(contentsOf path: String, width: Int? = nil, height: Int? = nil, limits: ModelLimits = .init()) throws {
+        try self.init(sections: CfgParser.parse(contentsOf: path, maximumBytes: limits.maximumCfgBytes), file: path,
+                      width: width, height: height, limits: limits)
+    }
+
+    public init(text: String, file: String = "<cfg>", width: Int? = nil, height: Int? = nil, limits: ModelLimits = .init()) throws {
+        try self.init(sections: CfgParser.parse(text: text, file: file, maximumBytes: limits.maximumCfgBytes), file: file,
+                      width: width, height: height, limits: limits)
+    }
+
+    public init(sections: [CfgSection], file: String, width: Int? = nil, height: Int? = nil,
+                limits: ModelLimits = .init()) throws {
+        guard let first = sections.first else { throw CfgError.empty(file: file) }
+        guard first.name == "net" || first.name == "network" else { throw CfgError.missingNetSection(file: file) }
+        if sections.count - 1 > limits.maximumLayers {
+            throw CfgError.unsupported(CfgLocation(file: file, line: sections[limits.maximumLayers + 1].line),
+                                       what: "more than \(limits.maximumLayers) layers")
+        }
+        var net = try NetConfig.parse(first)
+        if let width { net.width = width }
+        if let height { net.height = height }
+        for (key, value) in [("width", net.width), ("height", net.height)] where value < 1 || value > limits.maximumInputSide {
+            throw CfgError.invalidValue(first.location(key), value: String(value),
+                                        expected: "an input \(key) in 1...\(limits.maximumInputSide)")
+        }
+        if net.channels > 4096 {
+            throw CfgError.invalidValue(first.location("channels"), value: String(net.channels), expected: "channels ≤ 4096")
+        }
+        self.file = file
+        self.limits = limits
+        self.net = net
+        self.layers = []
+        self.warnings = Self.unknownKeys(in: first, known: NetConfig.knownKeys)
+        guard sections.count > 1 else { throw CfgError.noLayers(file: file) }
+        for section in sections.dropFirst() {
+            try appendLayer(section)
+        }
+    }
+
+    /// Parses `section` through the layer type its name picks (`LayerRegistry`) and appends it:
+    /// its sizing keys range-checked first, its parameters' count checked before any
+    /// allocation, its output shape within the limits; unknown keys become warnings.
+    private mutating func appendLayer(_ section: CfgSection) throws {
+        let index = layers.count
+        let here = CfgLocation(file: section.file, line: section.line, section: section.name)
+        guard let type = LayerRegistry.byName[section.name] else { throw CfgError.unknownSection(here, name: section.name) }
+        try Self.checkLimits(section, type.limitedKeys(limits))
+        let context = LayerContext(index: index, input: layers.last?.output ?? inputShape, layers: layers, limits: limits,
+                                   location: here)
+        let parsed = try type.layer(section, in: context)
+        try Self.checkParameters(parsed.kind, input: parsed.input, at: here, layer: index, limits: limits)
+        let output = parsed.output
+        guard let count = output.checkedCount, count <= limits.maximumTensorElements, count > 0,
+              output.channels <= limits.maximumChannels else {
+            throw CfgError.shapeMismatch(here, layer: index, detail: "output shape \(output) is empty or too large")
+        }
+        layers.append(Layer(index: index, kind: parsed.kind, input: parsed.input, output: output, location: here))
+        warnings += Self.unknownKeys(in: section, known: type.keys)
+    }
+
+    static func unknownKeys(in section: CfgSection, known: Set<String>) -> [CfgWarning] {
+        section.options.filter { !known.contains($0.key) }.map {
+            CfgWarning(location: CfgLocation(file: section.file, line: $0.line, section: section.name, key: $0.key),
+                       message: "unknown key '\($0.key)' in [\(section.name)] is ignored")
+        }
+    }
+}
