@@ -49,6 +49,6 @@ let package = Package(
         .testTarget(name: "YOLOTests", dependencies: ["YOLO"]),
         .testTarget(name: "DarknetTests", dependencies: ["Darknet", "YOLO", "Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CLITests", dependencies: ["darknet-swift"], exclude: ["Fixtures"]),
+        .testTarget(name: "CLITests", dependencies: ["darknet-swift", "Imaging"], exclude: ["Fixtures"]),
     ]
 )

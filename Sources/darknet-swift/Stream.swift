@@ -102,6 +102,8 @@ struct Stream: ParsableCommand {
     func run() throws {
         let session: StreamSession
         do {
+            let rawFrame = raw.flatMap(Self.rawSize)
+            let targets = try openTargets()
             var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
                                           mapping: mapping.value, threads: threads)
             if nms == 0 { options.nmsMode = .none }
@@ -110,19 +112,9 @@ struct Stream: ParsableCommand {
             let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
             let filter = DetectionFilter(classes: try classes.map { try DetectionFilter.classIds($0, names: classNames) },
                                          maxDetections: maxDetections)
-            if let annotateTo { try FileManager.default.createDirectory(atPath: annotateTo, withIntermediateDirectories: true) }
-            let lines: FileHandle
-            if let jsonl {
-                guard FileManager.default.createFile(atPath: jsonl, contents: nil), let handle = FileHandle(forWritingAtPath: jsonl) else {
-                    throw CLIError.unreadable(jsonl, "cannot write the JSON lines file")
-                }
-                lines = handle
-            } else {
-                lines = annotatePipe ? .standardError : .standardOutput
-            }
-            let kind: FrameReader.Kind = raw.flatMap(Self.rawSize).map { .raw(width: $0.width, height: $0.height) } ?? .mjpeg
+            let kind: FrameReader.Kind = rawFrame.map { .raw(width: $0.width, height: $0.height) } ?? .mjpeg
             session = StreamSession(detector: detector, filter: filter, names: classNames, smoother: smooth.map { BoxSmoother(window: $0) },
-                                    lines: lines, annotateTo: annotateTo, annotatePipe: annotatePipe,
+                                    targets: targets,
                                     reader: FrameReader(kind: kind, maxFrameBytes: maxFrameBytes))
         } catch {
             _ = fail(error)
@@ -132,5 +124,20 @@ struct Stream: ParsableCommand {
         if !quiet && !(annotatePipe && jsonl == nil) { warn(summary.description) }
         if let error = summary.streamError { _ = fail(error) }
         if summary.failed > 0 || summary.streamError != nil { throw ExitCode(1) }
+    }
+
+    /// Opens the outputs before the model loads.
+    private func openTargets() throws -> StreamTargets {
+        if let annotateTo { try FileManager.default.createDirectory(atPath: annotateTo, withIntermediateDirectories: true) }
+        let lines: FileHandle
+        if let jsonl {
+            guard FileManager.default.createFile(atPath: jsonl, contents: nil), let handle = FileHandle(forWritingAtPath: jsonl) else {
+                throw CLIError.unreadable(jsonl, "cannot write the JSON lines file")
+            }
+            lines = handle
+        } else {
+            lines = annotatePipe ? .standardError : .standardOutput
+        }
+        return StreamTargets(lines: lines, annotateTo: annotateTo, annotatePipe: annotatePipe)
     }
 }
