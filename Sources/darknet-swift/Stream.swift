@@ -121,6 +121,13 @@ struct Stream: ParsableCommand {
             throw ExitCode(2)
         }
         let summary = session.run(drop: drop)
+        switch summary.outputError {
+        case .closed?: return  // the reader of our output went away: nothing more to say
+        case let error?:
+            _ = fail(error)
+            throw ExitCode(1)
+        case nil: break
+        }
         if !quiet && !(annotatePipe && jsonl == nil) { warn(summary.description) }
         if let error = summary.streamError { _ = fail(error) }
         if summary.failed > 0 || summary.streamError != nil { throw ExitCode(1) }
@@ -129,12 +136,9 @@ struct Stream: ParsableCommand {
     /// Opens the outputs before the model loads.
     private func openTargets() throws -> StreamTargets {
         if let annotateTo { try FileManager.default.createDirectory(atPath: annotateTo, withIntermediateDirectories: true) }
-        let lines: FileHandle
+        let lines: StreamOutput
         if let jsonl {
-            guard FileManager.default.createFile(atPath: jsonl, contents: nil), let handle = FileHandle(forWritingAtPath: jsonl) else {
-                throw CLIError.unreadable(jsonl, "cannot write the JSON lines file")
-            }
-            lines = handle
+            lines = try StreamOutput(creating: jsonl)
         } else {
             lines = annotatePipe ? .standardError : .standardOutput
         }

@@ -12,6 +12,8 @@ struct StreamSummary: CustomStringConvertible {
     var failed = 0
     var framesPerSecond: Double?
     var streamError: StreamError?
+    /// Set when a JSON line or annotated frame could not be written: the run stopped there.
+    var outputError: StreamOutput.Failure?
 
     var description: String {
         "stream: \(read) frames read, \(processed) processed, \(dropped) dropped, \(failed) failed"
@@ -22,7 +24,7 @@ struct StreamSummary: CustomStringConvertible {
 /// Where `stream` writes: JSON lines to `lines`; annotated frames into `annotateTo` as
 /// `frame-NNNNNN.jpg` and/or to stdout as MJPEG.
 struct StreamTargets {
-    var lines: FileHandle
+    var lines: StreamOutput
     var annotateTo: String?
     var annotatePipe: Bool
 }
@@ -30,7 +32,7 @@ struct StreamTargets {
 /// `stream`'s loop: a reader thread splits stdin into frames and queues them (at most two
 /// waiting; with `drop`, a new frame replaces the one waiting, which is counted as dropped;
 /// lost frames are never dropped); this thread decodes, detects, smooths and writes one
-/// JSON line (and annotated frame) per frame in arrival order.
+/// JSON line (and annotated frame) per frame in arrival order. A failed write stops the run.
 final class StreamSession: @unchecked Sendable {
     let detector: Detector
     let filter: DetectionFilter
@@ -79,15 +81,22 @@ final class StreamSession: @unchecked Sendable {
             }
             queue.close()
         }
-        while let item = queue.pop() {
-            switch item {
-            case .frame(let frame): process(frame)
-            case .lost(let index, let error):
-                summary.failed += 1
-                targets.lines.write(Data("{\"frame\":\(index),\"error\":\(JSONReport.quoted(String(describing: error)))}\n".utf8))
+        writing: while let item = queue.pop() {
+            do throws(StreamOutput.Failure) {
+                switch item {
+                case .frame(let frame): try process(frame)
+                case .lost(let index, let error):
+                    summary.failed += 1
+                    try targets.lines.write("{\"frame\":\(index),\"error\":\(JSONReport.quoted(String(describing: error)))}\n")
+                }
+            } catch {
+                // The reader may be blocked in read(2) on a live source: stop without waiting for it.
+                summary.outputError = error
+                queue.close()
+                break writing
             }
         }
-        readerThread.join()
+        if summary.outputError == nil { readerThread.join() }
         droppedLock.withLock {
             summary.streamError = readError
             summary.read = framesRead
@@ -97,9 +106,9 @@ final class StreamSession: @unchecked Sendable {
         return summary
     }
 
-    /// Detects in one frame and writes its line (a frame that cannot be decoded or annotated
-    /// gives an error line).
-    private func process(_ frame: Frame) {
+    /// Detects in one frame and writes its line; only a failed write throws (a frame that
+    /// cannot be decoded or annotated gives an error line).
+    private func process(_ frame: Frame) throws(StreamOutput.Failure) {
         var line: String
         var annotated: [UInt8]?
         do {
@@ -136,7 +145,7 @@ final class StreamSession: @unchecked Sendable {
             summary.failed += 1
             line = "{\"frame\":\(frame.index),\"error\":\(JSONReport.quoted(String(describing: error)))}\n"
         }
-        targets.lines.write(Data(line.utf8))
-        if let annotated { FileHandle.standardOutput.write(Data(annotated)) }
+        try targets.lines.write(line)
+        if let annotated { try StreamOutput.standardOutput.write(annotated) }
     }
 }
