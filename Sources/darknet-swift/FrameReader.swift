@@ -175,6 +175,17 @@ struct FrameReader {
             }
         }
     }
+
+    /// For `--raw`: when stdin (`descriptor`) is a regular file, the bytes left in it must be a
+    /// whole number of frames, so a wrong size fails before any frame is processed.
+    static func checkRawSize(descriptor: Int32, width: Int, height: Int) throws(StreamError) {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
+        let offset = lseek(descriptor, 0, SEEK_CUR)
+        let left = Int(status.st_size) - Int(max(0, offset))
+        let frameBytes = width * height * 3
+        if left % frameBytes != 0 { throw .rawSizeMismatch(width: width, height: height, bytes: left) }
+    }
 }
 
 /// `stream`'s input errors, one line each; offsets count bytes from the start of stdin.
@@ -182,6 +193,7 @@ enum StreamError: Error, CustomStringConvertible {
     case corruptFrame(frame: Int, offset: Int, damaged: Int, damage: String)
     case cutFrame(frame: Int, offset: Int, bytes: Int)
     case frameTooLarge(frame: Int, offset: Int, limit: Int)
+    case rawSizeMismatch(width: Int, height: Int, bytes: Int)
     case rawTruncated(width: Int, height: Int, frame: Int, bytes: Int, total: Int)
     case read(Int32)
 
@@ -195,6 +207,10 @@ enum StreamError: Error, CustomStringConvertible {
         case .frameTooLarge(let frame, let offset, let limit):
             return "frame \(frame) (stream byte \(offset)): larger than --max-frame-bytes \(limit) without a JPEG end marker "
                 + "(not MJPEG, or raise the limit)"
+        case .rawSizeMismatch(let width, let height, let bytes):
+            let frameBytes = width * height * 3
+            return "--raw \(width)x\(height): stdin holds \(bytes) bytes, not a whole number of \(frameBytes)-byte frames "
+                + "(\(bytes / frameBytes) frames and \(bytes % frameBytes) bytes): is the size right?"
         case .rawTruncated(let width, let height, let frame, let bytes, let total):
             return "--raw \(width)x\(height): the stream ended \(bytes) bytes into frame \(frame) (frames are \(width * height * 3) bytes; "
                 + "\(total) bytes read in all): is the size right?"

@@ -50,6 +50,9 @@ struct Stream: ParsableCommand {
     @Option(help: "Write the JSON lines to this file.")
     var jsonl: String?
 
+    @Flag(help: "Overwrite an existing --jsonl file and frame files in --annotate-to.")
+    var force = false
+
     @Option(help: "Class names, one per line (default: coco.names beside the weights or cfg).")
     var names: String?
 
@@ -99,10 +102,15 @@ struct Stream: ParsableCommand {
         return (w, h)
     }
 
+    static let terminalHint = "stream reads MJPEG or raw RGB24 frames from stdin, which is a terminal: pipe them in, "
+        + "e.g. ffmpeg -i video.mp4 -f image2pipe -c:v mjpeg - | darknet-swift stream CFG WEIGHTS (Ctrl-D ends)"
+
     func run() throws {
+        if isatty(0) == 1 { warn(Self.terminalHint) }
         let session: StreamSession
         do {
             let rawFrame = raw.flatMap(Self.rawSize)
+            if let rawFrame { try FrameReader.checkRawSize(descriptor: 0, width: rawFrame.width, height: rawFrame.height) }
             let targets = try openTargets()
             var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
                                           mapping: mapping.value, threads: threads)
@@ -133,15 +141,34 @@ struct Stream: ParsableCommand {
         if summary.failed > 0 || summary.streamError != nil { throw ExitCode(1) }
     }
 
-    /// Opens the outputs before the model loads.
+    /// Checks and opens the outputs before the model loads: `--annotate-to` must be a folder
+    /// holding no frame files and `--jsonl` must not exist, unless `--force`.
     private func openTargets() throws -> StreamTargets {
-        if let annotateTo { try FileManager.default.createDirectory(atPath: annotateTo, withIntermediateDirectories: true) }
+        if let annotateTo {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: annotateTo, isDirectory: &isFolder) {
+                guard isFolder.boolValue else { throw CLIError.usage("--annotate-to \(annotateTo): a file, not a folder") }
+                let frames = try FileManager.default.contentsOfDirectory(atPath: annotateTo).filter(Self.isFrameFile).sorted()
+                if !force, let first = frames.first {
+                    throw AnnotationOutputs.Error.exists((annotateTo as NSString).appendingPathComponent(first))
+                }
+            } else {
+                try FileManager.default.createDirectory(atPath: annotateTo, withIntermediateDirectories: true)
+            }
+        }
         let lines: StreamOutput
         if let jsonl {
+            if !force && FileManager.default.fileExists(atPath: jsonl) { throw AnnotationOutputs.Error.exists(jsonl) }
             lines = try StreamOutput(creating: jsonl)
         } else {
             lines = annotatePipe ? .standardError : .standardOutput
         }
-        return StreamTargets(lines: lines, annotateTo: annotateTo, annotatePipe: annotatePipe)
+        return StreamTargets(lines: lines, annotateTo: annotateTo, annotatePipe: annotatePipe, force: force)
+    }
+
+    /// `frame-NNNNNN.jpg`, as `--annotate-to` names its files.
+    static func isFrameFile(_ name: String) -> Bool {
+        let utf8 = Array(name.utf8)
+        return utf8.count == 16 && name.hasPrefix("frame-") && name.hasSuffix(".jpg") && utf8[6..<12].allSatisfy { (48...57).contains($0) }
     }
 }

@@ -22,11 +22,12 @@ struct StreamSummary: CustomStringConvertible {
 }
 
 /// Where `stream` writes: JSON lines to `lines`; annotated frames into `annotateTo` as
-/// `frame-NNNNNN.jpg` and/or to stdout as MJPEG.
+/// `frame-NNNNNN.jpg` (an existing file only with `force`) and/or to stdout as MJPEG.
 struct StreamTargets {
     var lines: StreamOutput
     var annotateTo: String?
     var annotatePipe: Bool
+    var force: Bool
 }
 
 /// `stream`'s loop: a reader thread splits stdin into frames and queues them (at most two
@@ -136,6 +137,9 @@ final class StreamSession: @unchecked Sendable {
                 Annotator.draw(detections, on: &image, names: names, classes: detector.classCount)
                 if let folder = targets.annotateTo {
                     let path = (folder as NSString).appendingPathComponent(String(format: "frame-%06d.jpg", frame.index))
+                    if !targets.force && FileManager.default.fileExists(atPath: path) {
+                        throw AnnotationOutputs.Error.exists(path)
+                    }
                     try image.write(to: path)
                 }
                 if targets.annotatePipe { annotated = try image.jpegData(quality: 85, name: "frame \(frame.index)") }

@@ -89,9 +89,16 @@ final class StreamCommandTests: XCTestCase {
             let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             XCTAssertEqual(try summary(object), expected)
         }
+        // A regular file that is not a whole number of frames fails before any frame (item 4).
         let wrong = try CLI.run(["stream"] + tinyArguments() + ["--raw", "700x576"], stdin: raw)
-        XCTAssertEqual(wrong.status, 1, "the stream is not a whole number of frames")
-        XCTAssertTrue(wrong.stderr.contains("--raw 700x576: the stream ended 235008 bytes into frame 2 (frames are 1209600 bytes; 2654208 bytes read in all)"), wrong.stderr)
+        XCTAssertEqual(wrong.status, 2, "the stream is not a whole number of frames")
+        XCTAssertEqual(wrong.stdout, "")
+        XCTAssertTrue(wrong.stderr.contains("--raw 700x576: stdin holds 2654208 bytes, not a whole number of 1209600-byte frames (2 frames and 235008 bytes)"), wrong.stderr)
+        // Through a pipe it can only be known at the end, with the byte counts.
+        let piped = try CLI.bash("cat \"$1\" | \"$0\" stream \"$2\" \"$3\" --raw 700x576 --quiet", [raw.path] + tinyArguments())
+        XCTAssertEqual(piped.status, 1)
+        XCTAssertEqual(piped.stdout.split(separator: "\n").count, 2, "the two whole frames were processed")
+        XCTAssertTrue(piped.stderr.contains("--raw 700x576: the stream ended 235008 bytes into frame 2 (frames are 1209600 bytes; 2654208 bytes read in all)"), piped.stderr)
     }
 
     func testEndMarkerInsideASegmentDoesNotSplitTheFrame() throws {
