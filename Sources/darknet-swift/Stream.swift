@@ -38,6 +38,9 @@ struct Stream: ParsableCommand {
     @Option(help: "Average each object's box over the last N frames (matched by class and IoU).")
     var smooth: Int?
 
+    @Flag(help: "Give each detection an \"id\" that follows the object across frames (greedy IoU per class).")
+    var track = false
+
     @Flag(help: "Drop waiting frames, keeping only the newest (real time).")
     var drop = false
 
@@ -122,7 +125,7 @@ struct Stream: ParsableCommand {
                                          maxDetections: maxDetections)
             let kind: FrameReader.Kind = rawFrame.map { .raw(width: $0.width, height: $0.height) } ?? .mjpeg
             session = StreamSession(detector: detector, filter: filter, names: classNames, smoother: smooth.map { BoxSmoother(window: $0) },
-                                    targets: targets,
+                                    tracker: track ? ObjectTracker() : nil, targets: targets,
                                     reader: FrameReader(kind: kind, maxFrameBytes: maxFrameBytes))
         } catch {
             _ = fail(error)

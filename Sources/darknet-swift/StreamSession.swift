@@ -32,13 +32,14 @@ struct StreamTargets {
 
 /// `stream`'s loop: a reader thread splits stdin into frames and queues them (at most two
 /// waiting; with `drop`, a new frame replaces the one waiting, which is counted as dropped;
-/// lost frames are never dropped); this thread decodes, detects, smooths and writes one
+/// lost frames are never dropped); this thread decodes, detects, tracks, smooths and writes one
 /// JSON line (and annotated frame) per frame in arrival order. A failed write stops the run.
 final class StreamSession: @unchecked Sendable {
     let detector: Detector
     let filter: DetectionFilter
     let names: [String]
     var smoother: BoxSmoother?
+    var tracker: ObjectTracker?
     let targets: StreamTargets
     /// Only the reader thread touches `reader` while a session runs (a mutating `next()` on a
     /// struct is an access to the whole property); this thread uses `kind`, copied at init.
@@ -52,11 +53,13 @@ final class StreamSession: @unchecked Sendable {
     private var framesRead = 0
     private var readError: StreamError?
 
-    init(detector: Detector, filter: DetectionFilter, names: [String], smoother: BoxSmoother?, targets: StreamTargets, reader: FrameReader) {
+    init(detector: Detector, filter: DetectionFilter, names: [String], smoother: BoxSmoother?, tracker: ObjectTracker?,
+         targets: StreamTargets, reader: FrameReader) {
         self.detector = detector
         self.filter = filter
         self.names = names
         self.smoother = smoother
+        self.tracker = tracker
         self.targets = targets
         self.reader = reader
         self.kind = reader.kind
@@ -120,6 +123,11 @@ final class StreamSession: @unchecked Sendable {
                 image = try Image(decoding: frame.bytes, name: "frame \(frame.index)")
             }
             var detections = filter.apply(try detector.detect(in: image))
+            var ids: [Int]?
+            if var tracking = tracker {
+                ids = tracking.update(detections)
+                tracker = tracking
+            }
             if var smoothing = smoother {
                 detections = smoothing.update(detections)
                 smoother = smoothing
@@ -132,9 +140,9 @@ final class StreamSession: @unchecked Sendable {
             line = "{\"frame\":\(frame.index),\"width\":\(image.width),\"height\":\(image.height),"
                 + "\"latency\":\(JSONReport.number(double: latency)),\"fps\":\(fps),"
                 + "\"dropped\":\(dropped),"
-                + "\"detections\":\(JSONReport.detections(detections, width: image.width, height: image.height, names: names))}\n"
+                + "\"detections\":\(JSONReport.detections(detections, width: image.width, height: image.height, names: names, ids: ids))}\n"
             if targets.annotateTo != nil || targets.annotatePipe {
-                Annotator.draw(detections, on: &image, names: names, classes: detector.classCount)
+                Annotator.draw(detections, on: &image, names: names, classes: detector.classCount, ids: ids)
                 if let folder = targets.annotateTo {
                     let path = (folder as NSString).appendingPathComponent(String(format: "frame-%06d.jpg", frame.index))
                     if !targets.force && FileManager.default.fileExists(atPath: path) {
