@@ -10,16 +10,19 @@ struct Stream: ParsableCommand {
         discussion: """
         Frames are concatenated JPEG files (ffmpeg -i video.mp4 -f image2pipe -c:v mjpeg -) or, \
         with --raw WxH, raw RGB24 frames (ffmpeg ... -f rawvideo -pix_fmt rgb24 -). Each frame \
-        gives one JSON line: {"frame", "width", "height", "latency", "fps", "dropped", \
-        "detections"}; frame counts from 0 in the input; latency is the seconds from the frame \
-        being read to its detections; fps is the running rate over the last 30 frames.
+        gives one JSON line as soon as it is done: {"frame", "width", "height", "latency", "fps", \
+        "dropped", "detections"}; frame numbers count input frames from 0 (gaps are dropped \
+        frames); latency is the seconds from the frame's last byte being read to its line; fps \
+        is the running rate over the last 30 frames. A frame that cannot be used gives \
+        {"frame", "error"}; a corrupt or cut MJPEG frame costs that frame only (the next starts \
+        at its FF D8 FF). With --track each detection has an "id" that follows the object.
 
         JSON Lines go to stdout, or to --jsonl FILE; with --annotate-pipe stdout carries the \
         annotated frames as MJPEG (for ffplay -f mjpeg - or ffmpeg -f mjpeg -i -) and the JSON \
         lines go to stderr unless --jsonl is given. By default every frame is processed \
         (offline); --drop keeps only the newest waiting frame (real time) and counts the \
-        others as dropped. Exit status: 0 done, 1 a frame failed or the stream was cut, 2 \
-        usage or model error.
+        others as dropped. Exit status: 0 done (or the reader of stdout went away), 1 a frame \
+        failed, the stream was cut or a write failed, 2 usage or model error.
         """
     )
 
