@@ -27,9 +27,11 @@ import Darwin
 ///   there. Any other break of these rules loses the frame, and the search for the next
 ///   `FF D8 FF` restarts 2 bytes after the start of the frame's last length-prefixed segment
 ///   (or its SOI): a wrong length there may have jumped over the next frame. A corrupt scan
-///   cannot hold `FF D8 FF` (it would have ended the frame there), so no byte is searched
-///   more than twice. At the end of the input a frame without its end is lost, and the search
-///   restarts as after a break, so frames a wrong length had hidden still come out.
+///   cannot hold `FF D8 FF` (it would have ended the frame there), so a resync searches a
+///   scan's bytes once more at most, and a segment's only when its length was wrong (a
+///   segment is at most 64 KiB). At the end of the input a frame without its end is lost,
+///   and the search restarts as after a break, so frames a wrong length had hidden still
+///   come out.
 struct JPEGSplitter {
     /// What `next(in:)` found. Ranges are indices into the buffer passed in.
     enum Event: Equatable {
