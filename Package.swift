@@ -53,6 +53,6 @@ let package = Package(
         .testTarget(name: "KernelsTests", dependencies: ["Kernels"]),
         .testTarget(name: "DarknetTests", dependencies: ["Darknet", "YOLO", "Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CLITests", dependencies: ["darknet-swift"], exclude: ["Fixtures"]),
+        .testTarget(name: "CLITests", dependencies: ["darknet-swift", "Imaging"], exclude: ["Fixtures"]),
     ]
 )

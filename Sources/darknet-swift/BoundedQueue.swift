@@ -21,20 +21,19 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Never waits: when full, the oldest waiting items are dropped to make room.
-    /// Returns how many were dropped.
+    /// Never waits: first removes the waiting items that `isReplaced` says the new item makes
+    /// stale (`stream --drop`: older frames, never error items), then appends it. Returns how
+    /// many were removed.
     @discardableResult
-    func pushDroppingOldest(_ item: Element) -> Int {
+    func pushReplacing(_ item: Element, where isReplaced: (Element) -> Bool) -> Int {
         condition.lock()
-        var dropped = 0
-        while items.count >= capacity {
-            items.removeFirst()
-            dropped += 1
-        }
+        let before = items.count
+        items.removeAll(where: isReplaced)
+        let removed = before - items.count
         items.append(item)
         condition.broadcast()
         condition.unlock()
-        return dropped
+        return removed
     }
 
     func pop() -> Element? {

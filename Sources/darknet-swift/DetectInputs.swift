@@ -108,17 +108,11 @@ struct Shard: Equatable, CustomStringConvertible {
 enum CLIError: Error, CustomStringConvertible {
     case unreadable(String, String)
     case usage(String)
-    case frameTooLarge(frame: Int, limit: Int)
-    case truncatedFrame(frame: Int, bytes: Int)
 
     var description: String {
         switch self {
         case .unreadable(let path, let reason): return "\(path): \(reason)"
         case .usage(let message): return message
-        case .frameTooLarge(let frame, let limit):
-            return "frame \(frame): larger than --max-frame-bytes \(limit) without a JPEG end marker (not MJPEG, or raise the limit)"
-        case .truncatedFrame(let frame, let bytes):
-            return "frame \(frame): the stream ended inside a frame (\(bytes) bytes read)"
         }
     }
 }

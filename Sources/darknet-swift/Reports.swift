@@ -29,11 +29,13 @@ enum JSONReport {
             + "\"detections\":\(detections(result.detections, width: result.width, height: result.height, names: names))}"
     }
 
-    /// The `detections` array shared by `detect` and `stream`.
-    static func detections(_ detections: [Detection], width: Int, height: Int, names: [String]) -> String {
-        let entries = detections.map { d -> String in
+    /// The `detections` array shared by `detect` and `stream`; `ids` (`stream --track`) adds
+    /// an `id` key first in each detection.
+    static func detections(_ detections: [Detection], width: Int, height: Int, names: [String], ids: [Int]? = nil) -> String {
+        let entries = detections.indices.map { i -> String in
+            let d = detections[i]
             let box = d.pixelBox(imageWidth: width, imageHeight: height)
-            return "{\"classId\":\(d.classId),\"name\":\(quoted(TextReport.name(d.classId, names))),"
+            return "{" + (ids.map { "\"id\":\($0[i])," } ?? "") + "\"classId\":\(d.classId),\"name\":\(quoted(TextReport.name(d.classId, names))),"
                 + "\"confidence\":\(number(d.confidence)),"
                 + "\"box\":{\"left\":\(box.left),\"top\":\(box.top),\"right\":\(box.right),\"bottom\":\(box.bottom)},"
                 + "\"normalized\":{\"x\":\(number(d.box.x)),\"y\":\(number(d.box.y)),"
@@ -73,18 +75,20 @@ enum JSONReport {
 
 /// Draws boxes and labels as darknet's `draw_detections`: one box per detection whose best
 /// class passes, line width `image.height · 0.006`, colour from the class (`get_color`).
+/// With `ids` (`stream --track`) each label entry ends in `#id`.
 enum Annotator {
-    static func draw(_ detections: [Detection], on image: inout Image, names: [String], classes: Int) {
+    static func draw(_ detections: [Detection], on image: inout Image, names: [String], classes: Int, ids: [Int]? = nil) {
         let lineWidth = max(1, Int(Double(image.height) * 0.006))
         // darknet draws one box per detection with every class above the threshold in its
         // label ("car, truck"); (box, class) entries of one box share the same coordinates.
-        var groups: [(box: PixelBox, entries: [Detection])] = []
-        for detection in detections {
+        var groups: [(box: PixelBox, entries: [Detection], ids: [Int?])] = []
+        for (i, detection) in detections.enumerated() {
             let box = detection.pixelBox(imageWidth: image.width, imageHeight: image.height)
             if let index = groups.firstIndex(where: { $0.entries[0].box == detection.box }) {
                 groups[index].entries.append(detection)
+                groups[index].ids.append(ids?[i])
             } else {
-                groups.append((box, [detection]))
+                groups.append((box, [detection], [ids?[i]]))
             }
         }
         for group in groups {
@@ -93,8 +97,10 @@ enum Annotator {
             let box = group.box
             image.drawBox(left: box.left, top: box.top, right: box.right, bottom: box.bottom, lineWidth: lineWidth,
                           red: color.red, green: color.green, blue: color.blue)
-            let label = group.entries.sorted { $0.classId < $1.classId }
-                .map { TextReport.name($0.classId, names) + String(format: " %.0f%%", $0.confidence * 100) }
+            let label = zip(group.entries, group.ids).sorted { $0.0.classId < $1.0.classId }
+                .map { entry, id in
+                    TextReport.name(entry.classId, names) + String(format: " %.0f%%", entry.confidence * 100) + (id.map { " #\($0)" } ?? "")
+                }
                 .joined(separator: ", ")
             image.drawLabel(label, left: box.left, top: box.top, red: color.red, green: color.green, blue: color.blue)
         }

@@ -10,16 +10,19 @@ struct Stream: ParsableCommand {
         discussion: """
         Frames are concatenated JPEG files (ffmpeg -i video.mp4 -f image2pipe -c:v mjpeg -) or, \
         with --raw WxH, raw RGB24 frames (ffmpeg ... -f rawvideo -pix_fmt rgb24 -). Each frame \
-        gives one JSON line: {"frame", "width", "height", "latency", "fps", "dropped", \
-        "detections"}; frame counts from 0 in the input; latency is the seconds from the frame \
-        being read to its detections; fps is the running rate over the last 30 frames.
+        gives one JSON line as soon as it is done: {"frame", "width", "height", "latency", "fps", \
+        "dropped", "detections"}; frame numbers count input frames from 0 (gaps are dropped \
+        frames); latency is the seconds from the frame's last byte being read to its line; fps \
+        is the running rate over the last 30 frames. A frame that cannot be used gives \
+        {"frame", "error"}; a corrupt or cut MJPEG frame costs that frame only (the next starts \
+        at its FF D8 FF). With --track each detection has an "id" that follows the object.
 
         JSON Lines go to stdout, or to --jsonl FILE; with --annotate-pipe stdout carries the \
         annotated frames as MJPEG (for ffplay -f mjpeg - or ffmpeg -f mjpeg -i -) and the JSON \
         lines go to stderr unless --jsonl is given. By default every frame is processed \
         (offline); --drop keeps only the newest waiting frame (real time) and counts the \
-        others as dropped. Exit status: 0 done, 1 a frame failed or the stream was cut, 2 \
-        usage or model error.
+        others as dropped. Exit status: 0 done (or the reader of stdout went away), 1 a frame \
+        failed, the stream was cut or a write failed, 2 usage or model error.
         """
     )
 
@@ -38,6 +41,9 @@ struct Stream: ParsableCommand {
     @Option(help: "Average each object's box over the last N frames (matched by class and IoU).")
     var smooth: Int?
 
+    @Flag(help: "Give each detection an \"id\" that follows the object across frames (greedy IoU per class).")
+    var track = false
+
     @Flag(help: "Drop waiting frames, keeping only the newest (real time).")
     var drop = false
 
@@ -49,6 +55,9 @@ struct Stream: ParsableCommand {
 
     @Option(help: "Write the JSON lines to this file.")
     var jsonl: String?
+
+    @Flag(help: "Overwrite an existing --jsonl file and frame files in --annotate-to.")
+    var force = false
 
     @Option(help: "Class names, one per line (default: coco.names beside the weights or cfg).")
     var names: String?
@@ -99,9 +108,16 @@ struct Stream: ParsableCommand {
         return (w, h)
     }
 
+    static let terminalHint = "stream reads MJPEG or raw RGB24 frames from stdin, which is a terminal: pipe them in, "
+        + "e.g. ffmpeg -i video.mp4 -f image2pipe -c:v mjpeg - | darknet-swift stream CFG WEIGHTS (Ctrl-D ends)"
+
     func run() throws {
+        if isatty(0) == 1 { warn(Self.terminalHint) }
         let session: StreamSession
         do {
+            let rawFrame = raw.flatMap(Self.rawSize)
+            if let rawFrame { try FrameReader.checkRawSize(descriptor: 0, width: rawFrame.width, height: rawFrame.height) }
+            let targets = try openTargets()
             var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
                                           mapping: mapping.value, execution: ExecutionOptions(threads: threads))
             if nms == 0 { options.nmsMode = .none }
@@ -110,27 +126,55 @@ struct Stream: ParsableCommand {
             let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
             let filter = DetectionFilter(classes: try classes.map { try DetectionFilter.classIds($0, names: classNames) },
                                          maxDetections: maxDetections)
-            if let annotateTo { try FileManager.default.createDirectory(atPath: annotateTo, withIntermediateDirectories: true) }
-            let lines: FileHandle
-            if let jsonl {
-                guard FileManager.default.createFile(atPath: jsonl, contents: nil), let handle = FileHandle(forWritingAtPath: jsonl) else {
-                    throw CLIError.unreadable(jsonl, "cannot write the JSON lines file")
-                }
-                lines = handle
-            } else {
-                lines = annotatePipe ? .standardError : .standardOutput
-            }
-            let kind: FrameReader.Kind = raw.flatMap(Self.rawSize).map { .raw(width: $0.width, height: $0.height) } ?? .mjpeg
+            let kind: FrameReader.Kind = rawFrame.map { .raw(width: $0.width, height: $0.height) } ?? .mjpeg
             session = StreamSession(detector: detector, filter: filter, names: classNames, smoother: smooth.map { BoxSmoother(window: $0) },
-                                    lines: lines, annotateTo: annotateTo, annotatePipe: annotatePipe,
+                                    tracker: track ? ObjectTracker() : nil, targets: targets,
                                     reader: FrameReader(kind: kind, maxFrameBytes: maxFrameBytes))
         } catch {
             _ = fail(error)
             throw ExitCode(2)
         }
         let summary = session.run(drop: drop)
+        switch summary.outputError {
+        case .closed?: return  // the reader of our output went away: nothing more to say
+        case let error?:
+            _ = fail(error)
+            throw ExitCode(1)
+        case nil: break
+        }
         if !quiet && !(annotatePipe && jsonl == nil) { warn(summary.description) }
         if let error = summary.streamError { _ = fail(error) }
         if summary.failed > 0 || summary.streamError != nil { throw ExitCode(1) }
+    }
+
+    /// Checks and opens the outputs before the model loads: `--annotate-to` must be a folder
+    /// holding no frame files and `--jsonl` must not exist, unless `--force`.
+    private func openTargets() throws -> StreamTargets {
+        if let annotateTo {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: annotateTo, isDirectory: &isFolder) {
+                guard isFolder.boolValue else { throw CLIError.usage("--annotate-to \(annotateTo): a file, not a folder") }
+                let frames = try FileManager.default.contentsOfDirectory(atPath: annotateTo).filter(Self.isFrameFile).sorted()
+                if !force, let first = frames.first {
+                    throw AnnotationOutputs.Error.exists((annotateTo as NSString).appendingPathComponent(first))
+                }
+            } else {
+                try FileManager.default.createDirectory(atPath: annotateTo, withIntermediateDirectories: true)
+            }
+        }
+        let lines: StreamOutput
+        if let jsonl {
+            if !force && FileManager.default.fileExists(atPath: jsonl) { throw AnnotationOutputs.Error.exists(jsonl) }
+            lines = try StreamOutput(creating: jsonl)
+        } else {
+            lines = annotatePipe ? .standardError : .standardOutput
+        }
+        return StreamTargets(lines: lines, annotateTo: annotateTo, annotatePipe: annotatePipe, force: force)
+    }
+
+    /// `frame-NNNNNN.jpg`, as `--annotate-to` names its files.
+    static func isFrameFile(_ name: String) -> Bool {
+        let utf8 = Array(name.utf8)
+        return utf8.count == 16 && name.hasPrefix("frame-") && name.hasSuffix(".jpg") && utf8[6..<12].allSatisfy { (48...57).contains($0) }
     }
 }

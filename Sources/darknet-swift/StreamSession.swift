@@ -1,14 +1,8 @@
 import Darknet
+import Dispatch
 import Foundation
 import Imaging
 import YOLO
-
-/// A frame read from stdin, with the time it was read (for the latency).
-struct Frame: Sendable {
-    var index: Int
-    var bytes: [UInt8]
-    var arrival: UInt64
-}
 
 /// The outcome of `stream`.
 struct StreamSummary: CustomStringConvertible {
@@ -17,7 +11,9 @@ struct StreamSummary: CustomStringConvertible {
     var dropped = 0
     var failed = 0
     var framesPerSecond: Double?
-    var streamError: Error?
+    var streamError: StreamError?
+    /// Set when a JSON line or annotated frame could not be written: the run stopped there.
+    var outputError: StreamOutput.Failure?
 
     var description: String {
         "stream: \(read) frames read, \(processed) processed, \(dropped) dropped, \(failed) failed"
@@ -25,17 +21,26 @@ struct StreamSummary: CustomStringConvertible {
     }
 }
 
+/// Where `stream` writes: JSON lines to `lines`; annotated frames into `annotateTo` as
+/// `frame-NNNNNN.jpg` (an existing file only with `force`) and/or to stdout as MJPEG.
+struct StreamTargets {
+    var lines: StreamOutput
+    var annotateTo: String?
+    var annotatePipe: Bool
+    var force: Bool
+}
+
 /// `stream`'s loop: a reader thread splits stdin into frames and queues them (at most two
-/// waiting; with `drop`, only the newest one waits and older ones are dropped); this thread
-/// decodes, detects, smooths and writes one JSON line (and annotated frame) per frame.
+/// waiting; with `drop`, a new frame replaces the one waiting, which is counted as dropped;
+/// lost frames are never dropped); this thread decodes, detects, tracks, smooths and writes one
+/// JSON line (and annotated frame) per frame in arrival order. A failed write stops the run.
 final class StreamSession: @unchecked Sendable {
     let detector: Detector
     let filter: DetectionFilter
     let names: [String]
     var smoother: BoxSmoother?
-    let lines: FileHandle
-    let annotateTo: String?
-    let annotatePipe: Bool
+    var tracker: ObjectTracker?
+    let targets: StreamTargets
     /// Only the reader thread touches `reader` while a session runs (a mutating `next()` on a
     /// struct is an access to the whole property); this thread uses `kind`, copied at init.
     var reader: FrameReader
@@ -45,32 +50,34 @@ final class StreamSession: @unchecked Sendable {
     /// Shared with the reader thread: frames it dropped and the error that ended the stream.
     private let droppedLock = NSLock()
     private var dropped = 0
-    private var readError: Error?
+    private var framesRead = 0
+    private var readError: StreamError?
 
-    init(detector: Detector, filter: DetectionFilter, names: [String], smoother: BoxSmoother?, lines: FileHandle,
-         annotateTo: String?, annotatePipe: Bool, reader: FrameReader) {
+    init(detector: Detector, filter: DetectionFilter, names: [String], smoother: BoxSmoother?, tracker: ObjectTracker?,
+         targets: StreamTargets, reader: FrameReader) {
         self.detector = detector
         self.filter = filter
         self.names = names
         self.smoother = smoother
-        self.lines = lines
-        self.annotateTo = annotateTo
-        self.annotatePipe = annotatePipe
+        self.tracker = tracker
+        self.targets = targets
         self.reader = reader
         self.kind = reader.kind
     }
 
     func run(drop: Bool) -> StreamSummary {
-        let queue = BoundedQueue<Frame>(capacity: drop ? 1 : 2)
+        let queue = BoundedQueue<FrameReader.Item>(capacity: 2)
         let readerThread = Worker("read") { [self] in
-            do {
-                while let bytes = try reader.next() {
-                    let frame = Frame(index: reader.framesRead - 1, bytes: bytes, arrival: DispatchTime.now().uptimeNanoseconds)
-                    if drop {
-                        let lost = queue.pushDroppingOldest(frame)
-                        droppedLock.withLock { dropped += lost }
+            do throws(StreamError) {
+                while let item = try reader.next() {
+                    droppedLock.withLock { framesRead = reader.framesRead }
+                    if !drop {
+                        queue.push(item)
+                    } else if case .frame = item {
+                        let replaced = queue.pushReplacing(item) { if case .frame = $0 { true } else { false } }
+                        droppedLock.withLock { dropped += replaced }
                     } else {
-                        queue.push(frame)
+                        queue.pushReplacing(item) { _ in false }
                     }
                 }
             } catch {
@@ -78,16 +85,36 @@ final class StreamSession: @unchecked Sendable {
             }
             queue.close()
         }
-        while let frame = queue.pop() { process(frame) }
-        readerThread.join()
-        summary.streamError = droppedLock.withLock { readError }
-        summary.read = reader.framesRead
-        summary.dropped = droppedLock.withLock { dropped }
+        writing: while let item = queue.pop() {
+            do throws(StreamOutput.Failure) {
+                switch item {
+                case .frame(let frame): try process(frame)
+                case .lost(let index, let error):
+                    summary.failed += 1
+                    try targets.lines.write("{\"frame\":\(index),\"error\":\(JSONReport.quoted(String(describing: error)))}\n")
+                }
+            } catch {
+                // The reader may be blocked in read(2) on a live source: stop without waiting for it.
+                summary.outputError = error
+                queue.close()
+                break writing
+            }
+        }
+        if summary.outputError == nil { readerThread.join() }
+        droppedLock.withLock {
+            summary.streamError = readError
+            summary.read = framesRead
+            summary.dropped = dropped
+        }
         summary.framesPerSecond = meter.framesPerSecond
         return summary
     }
 
-    private func process(_ frame: Frame) {
+    /// Detects in one frame and writes its line; only a failed write throws (a frame that
+    /// cannot be decoded or annotated gives an error line).
+    private func process(_ frame: Frame) throws(StreamOutput.Failure) {
+        var line: String
+        var annotated: [UInt8]?
         do {
             var image: Image
             if case .raw(let width, let height) = kind {
@@ -96,32 +123,41 @@ final class StreamSession: @unchecked Sendable {
                 image = try Image(decoding: frame.bytes, name: "frame \(frame.index)")
             }
             var detections = filter.apply(try detector.detect(in: image))
+            var ids: [Int]?
+            if var tracking = tracker {
+                ids = tracking.update(detections)
+                tracker = tracking
+            }
             if var smoothing = smoother {
                 detections = smoothing.update(detections)
                 smoother = smoothing
             }
             let now = DispatchTime.now().uptimeNanoseconds
             meter.record(start: Double(frame.arrival) / 1e9, end: Double(now) / 1e9)
-            let latency = Double(now - frame.arrival) / 1e9
+            let latency = Double(now - min(now, frame.arrival)) / 1e9
             let fps = meter.framesPerSecond.map { JSONReport.number(double: $0) } ?? "null"
             let dropped = droppedLock.withLock { self.dropped }
-            let line = "{\"frame\":\(frame.index),\"width\":\(image.width),\"height\":\(image.height),"
+            line = "{\"frame\":\(frame.index),\"width\":\(image.width),\"height\":\(image.height),"
                 + "\"latency\":\(JSONReport.number(double: latency)),\"fps\":\(fps),"
                 + "\"dropped\":\(dropped),"
-                + "\"detections\":\(JSONReport.detections(detections, width: image.width, height: image.height, names: names))}\n"
-            lines.write(Data(line.utf8))
-            if annotateTo != nil || annotatePipe {
-                Annotator.draw(detections, on: &image, names: names, classes: detector.classCount)
-                if let annotateTo {
-                    try image.write(to: (annotateTo as NSString).appendingPathComponent(String(format: "frame-%06d.jpg", frame.index)))
+                + "\"detections\":\(JSONReport.detections(detections, width: image.width, height: image.height, names: names, ids: ids))}\n"
+            if targets.annotateTo != nil || targets.annotatePipe {
+                Annotator.draw(detections, on: &image, names: names, classes: detector.classCount, ids: ids)
+                if let folder = targets.annotateTo {
+                    let path = (folder as NSString).appendingPathComponent(String(format: "frame-%06d.jpg", frame.index))
+                    if !targets.force && FileManager.default.fileExists(atPath: path) {
+                        throw AnnotationOutputs.Error.exists(path)
+                    }
+                    try image.write(to: path)
                 }
-                if annotatePipe { FileHandle.standardOutput.write(Data(try image.jpegData(quality: 85, name: "frame \(frame.index)"))) }
+                if targets.annotatePipe { annotated = try image.jpegData(quality: 85, name: "frame \(frame.index)") }
             }
             summary.processed += 1
         } catch {
             summary.failed += 1
-            let line = "{\"frame\":\(frame.index),\"error\":\(JSONReport.quoted(String(describing: error)))}\n"
-            lines.write(Data(line.utf8))
+            line = "{\"frame\":\(frame.index),\"error\":\(JSONReport.quoted(String(describing: error)))}\n"
         }
+        try targets.lines.write(line)
+        if let annotated { try StreamOutput.standardOutput.write(annotated) }
     }
 }

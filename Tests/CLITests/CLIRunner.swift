@@ -22,9 +22,11 @@ enum CLI {
         return folder.appendingPathComponent("darknet-swift")
     }
 
-    static func run(_ arguments: [String], environment: [String: String]? = nil, stdin: URL? = nil) throws -> CLIResult {
+    /// Runs the binary (or `executable`, e.g. a shell for a pipeline) with `arguments`.
+    static func run(_ arguments: [String], environment: [String: String]? = nil, stdin: URL? = nil,
+                    executable: URL? = nil) throws -> CLIResult {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable ?? binary
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["COLUMNS"] = "100"

@@ -89,9 +89,16 @@ final class StreamCommandTests: XCTestCase {
             let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             XCTAssertEqual(try summary(object), expected)
         }
+        // A regular file that is not a whole number of frames fails before any frame (item 4).
         let wrong = try CLI.run(["stream"] + tinyArguments() + ["--raw", "700x576"], stdin: raw)
-        XCTAssertEqual(wrong.status, 1, "the stream is not a whole number of frames")
-        XCTAssertTrue(wrong.stderr.contains("ended inside a frame"), wrong.stderr)
+        XCTAssertEqual(wrong.status, 2, "the stream is not a whole number of frames")
+        XCTAssertEqual(wrong.stdout, "")
+        XCTAssertTrue(wrong.stderr.contains("--raw 700x576: stdin holds 2654208 bytes, not a whole number of 1209600-byte frames (2 frames and 235008 bytes)"), wrong.stderr)
+        // Through a pipe it can only be known at the end, with the byte counts.
+        let piped = try CLI.bash("cat \"$1\" | \"$0\" stream \"$2\" \"$3\" --raw 700x576 --quiet", [raw.path] + tinyArguments())
+        XCTAssertEqual(piped.status, 1)
+        XCTAssertEqual(piped.stdout.split(separator: "\n").count, 2, "the two whole frames were processed")
+        XCTAssertTrue(piped.stderr.contains("--raw 700x576: the stream ended 235008 bytes into frame 2 (frames are 1209600 bytes; 2654208 bytes read in all)"), piped.stderr)
     }
 
     func testEndMarkerInsideASegmentDoesNotSplitTheFrame() throws {
@@ -127,10 +134,43 @@ final class StreamCommandTests: XCTestCase {
         XCTAssertTrue(summary.contains("8 frames read, \(frames.count) processed, \(8 - frames.count) dropped"), String(summary))
     }
 
+    /// Issue #31, item 12: a fake APPn marker in the scan data, a frame cut in its scan and one
+    /// cut in its header each cost that frame only: it gets an error line with its number,
+    /// and every other frame keeps its number and its detections.
+    func testCorruptFramesGiveErrorLinesAndTheOthersComeThrough() throws {
+        let clean = try StreamFrames.dog(count: 12, step: 8, scale: 0.5)
+        let folder = try CLI.temporaryFolder(self)
+        let cleanStream = folder.appendingPathComponent("clean.mjpeg"), brokenStream = folder.appendingPathComponent("broken.mjpeg")
+        try Data(clean.joined()).write(to: cleanStream)
+        var broken = clean
+        broken[3] = Corruption.fakeMarkerInScan(clean[3])
+        broken[6] = Corruption.cutInScan(clean[6])
+        broken[9] = Corruption.cutInHeader(clean[9])
+        try Data(broken.joined()).write(to: brokenStream)
+        let expected = try CLI.run(["stream"] + tinyArguments() + ["--quiet"], stdin: cleanStream)
+        XCTAssertEqual(expected.status, 0, expected.stderr)
+        let result = try CLI.run(["stream"] + tinyArguments(), stdin: brokenStream)
+        XCTAssertEqual(result.status, 1, "frames failed")
+        let good = expected.stdout.split(separator: "\n"), lines = result.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 12, result.stdout)
+        for (index, line) in lines.enumerated() {
+            let object = try XCTUnwrap(StreamFrames.object(line))
+            XCTAssertEqual(object["frame"] as? Int, index)
+            if [3, 6, 9].contains(index) {
+                let error = try XCTUnwrap(object["error"] as? String, String(line))
+                XCTAssertTrue(error.hasPrefix("frame \(index): "), error)
+            } else {
+                XCTAssertEqual(try summary(object), try summary(try XCTUnwrap(StreamFrames.object(good[index]))), "frame \(index)")
+            }
+        }
+        XCTAssertTrue(result.stderr.contains("12 frames read, 9 processed, 0 dropped, 3 failed"), result.stderr)
+    }
+
     func testOversizedFrameIsAClearError() throws {
         let stream = try CLI.temporaryFolder(self).appendingPathComponent("junk")
-        // SOI, then a scan that never ends.
-        try (Data([0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x02]) + Data(repeating: 0x11, count: 5000)).write(to: stream)
+        // SOI, a scan header (one component), then scan data that never ends.
+        try (Data([0xFF, 0xD8, 0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x3F, 0x00]) + Data(repeating: 0x11, count: 5000))
+            .write(to: stream)
         let result = try CLI.run(["stream"] + tinyArguments() + ["--max-frame-bytes", "2048"], stdin: stream)
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.stderr.contains("--max-frame-bytes 2048"), result.stderr)

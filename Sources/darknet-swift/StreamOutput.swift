@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file descriptor that `stream` writes its JSON lines or annotated frames to, with
+/// `write(2)` so a failed write is an error to report, not a crash (`FileHandle.write` traps).
+///
+/// Rules: a short write is continued; EINTR is retried; EAGAIN (a non-blocking descriptor)
+/// waits with `poll` until it is writable. EPIPE (the reader went away, with SIGPIPE
+/// ignored; otherwise SIGPIPE ends the process as for any Unix filter) is `closed`, which
+/// ends the run quietly; any other failure (ENOSPC from `> /dev/full`, EIO) is `failed`.
+struct StreamOutput {
+    enum Failure: Error, CustomStringConvertible {
+        /// The reading end of the pipe was closed.
+        case closed(String)
+        /// `write(2)` failed with this errno.
+        case failed(String, Int32)
+
+        var description: String {
+            switch self {
+            case .closed(let name): return "cannot write to \(name): the reader closed the pipe"
+            case .failed(let name, let code): return "cannot write to \(name): \(String(cString: strerror(code)))"
+            }
+        }
+    }
+
+    let descriptor: Int32
+    /// How errors name it: "stdout", "stderr" or the file's path.
+    let name: String
+
+    static let standardOutput = StreamOutput(descriptor: 1, name: "stdout")
+    static let standardError = StreamOutput(descriptor: 2, name: "stderr")
+
+    /// Creates (or truncates) the file at `path` for writing.
+    init(creating path: String) throws(Failure) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .failed(path, errno) }
+        self.init(descriptor: descriptor, name: path)
+    }
+
+    init(descriptor: Int32, name: String) {
+        self.descriptor = descriptor
+        self.name = name
+    }
+
+    func write(_ text: String) throws(Failure) {
+        try write(Array(text.utf8))
+    }
+
+    func write(_ bytes: [UInt8]) throws(Failure) {
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                #if canImport(Glibc)
+                Glibc.write(descriptor, buffer.baseAddress! + done, buffer.count - done)
+                #else
+                Darwin.write(descriptor, buffer.baseAddress! + done, buffer.count - done)
+                #endif
+            }
+            if count >= 0 {
+                done += count
+                continue
+            }
+            let code = errno
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK:
+                var request = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&request, 1, -1)
+            case EPIPE: throw .closed(name)
+            default: throw .failed(name, code)
+            }
+        }
+    }
+}
