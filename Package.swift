@@ -35,8 +35,9 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
         ),
-        // Decoder, NMS and box geometry: the Swift standard library only.
-        .target(name: "YOLO"),
+        // Decoder, NMS and box geometry: the Swift standard library only. On Linux its
+        // `rounded()` and `floor` calls need libm, which nothing else links for a YOLO-only app.
+        .target(name: "YOLO", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         .target(name: "Darknet", dependencies: ["YOLO", "Imaging", "COpenBLAS"]),
         .target(name: "Imaging", dependencies: ["CJPEG", "CPNG"]),
         .executableTarget(
