@@ -105,8 +105,7 @@ struct Stream: ParsableCommand {
             var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
                                           mapping: mapping.value, threads: threads)
             if nms == 0 { options.nmsMode = .none }
-            let detector = try Detector(cfg: cfg, weights: weights, options: options)
-            try report(detector.model.warnings, strict: false)
+            let detector = try ModelFiles.detector(cfg: cfg, weights: weights, options: options)
             let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
             let filter = DetectionFilter(classes: try classes.map { try DetectionFilter.classIds($0, names: classNames) },
                                          maxDetections: maxDetections)
