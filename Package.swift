@@ -35,8 +35,9 @@ let package = Package(
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
         ),
-        // Decoder, NMS and box geometry: the Swift standard library only.
-        .target(name: "YOLO"),
+        // Decoder, NMS and box geometry: the Swift standard library only. On Linux its
+        // `rounded()` and `floor` calls need libm, which nothing else links for a YOLO-only app.
+        .target(name: "YOLO", linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // GEMM, packed GEMM, im2col, Winograd, parallel loops, epilogue math, timing: knows no
         // layer, cfg or network type. The only target that imports the BLAS shim.
         .target(name: "Kernels", dependencies: ["COpenBLAS"]),

@@ -13,18 +13,9 @@ extension Image {
     /// darknet `load_image_color(path, 0, 0)`: decodes a JPEG or PNG file into a 3-channel RGB
     /// image with samples `byte / 255` (darknet's `ipl_to_image`), after applying the EXIF
     /// orientation as OpenCV `imread(IMREAD_COLOR)` does. Throws `ImageError` naming `path`.
+    /// Pipes, FIFOs and devices are read until they end (see `readImageFile`).
     public init(contentsOf path: String) throws {
-        let bytes: [UInt8]
-        do {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            bytes = [UInt8](data)
-        } catch {
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
-            let reason = !exists ? "no such file" : isDirectory.boolValue ? "is a directory" : "\(error.localizedDescription)"
-            throw ImageError.unreadable(path: path, reason: reason)
-        }
-        try self.init(decoding: bytes, name: path)
+        try self.init(decoding: readImageFile(path), name: path)
     }
 
     /// Decodes JPEG or PNG bytes (format chosen by the magic bytes, not the name) into 3-channel

@@ -15,6 +15,8 @@ public enum ImageError: Error, CustomStringConvertible, Equatable {
     case tooLarge(name: String, width: Int, height: Int, limit: Int)
     /// The header declares a zero or negative size.
     case invalidDimensions(name: String, width: Int, height: Int)
+    /// Interleaved pixels whose size, row stride or byte count do not fit together.
+    case invalidPixelBuffer(name: String, reason: String)
     /// `write(to:)` only knows .png, .jpg and .jpeg.
     case unsupportedExtension(path: String)
     /// The image cannot be encoded (e.g. channel count other than 1 or 3, zero size).
@@ -38,6 +40,8 @@ public enum ImageError: Error, CustomStringConvertible, Equatable {
             return "image '\(name)' is \(width)x\(height) pixels, more than the limit of \(limit) pixels (Image.maxPixels)"
         case let .invalidDimensions(name, width, height):
             return "image '\(name)' declares an invalid size \(width)x\(height)"
+        case let .invalidPixelBuffer(name, reason):
+            return "pixel buffer '\(name)': \(reason)"
         case let .unsupportedExtension(path):
             return "cannot write image '\(path)': unknown extension (use .png, .jpg or .jpeg)"
         case let .unencodable(path, reason):

@@ -62,7 +62,9 @@ func writeAtomically(_ bytes: [UInt8], to path: String) throws {
     do {
         try Data(bytes).write(to: temp)
     } catch {
-        throw ImageError.writeFailed(path: path, reason: "cannot create \(temp.path): \(error.localizedDescription)")
+        // A write that failed part-way (a full disk) leaves a partial temporary behind.
+        try? FileManager.default.removeItem(at: temp)
+        throw ImageError.writeFailed(path: path, reason: "cannot write \(temp.path): \(error.localizedDescription)")
     }
     if rename(temp.path, path) != 0 {
         let reason = String(cString: strerror(errno))

@@ -38,7 +38,7 @@ struct Benchmark: ParsableCommand {
     @Option(help: "Unmeasured runs first.")
     var warmup: Int = 1
 
-    @Option(help: "BLAS threads (default: one per core).")
+    @Option(help: ThreadLimit.help)
     var threads: Int?
 
     @Option(help: "Convolution method: auto (Winograd where it pays), im2col (darknet's) or winograd.")
@@ -74,7 +74,7 @@ struct Benchmark: ParsableCommand {
         }
         if let runs, runs < 1 || runs > 1_000_000 { throw ValidationError("--runs must be ≥ 1, got \(runs)") }
         if warmup < 0 || warmup > 1_000_000 { throw ValidationError("--warmup must be ≥ 0, got \(warmup)") }
-        if let threads, threads < 1 || threads > 1024 { throw ValidationError("--threads must be in 1...1024, got \(threads)") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be ≥ 1, got \(threads)") }
         if seed != nil && weights != nil { throw ValidationError("--seed is for synthetic weights; a weights file was given") }
         guard (1...64).contains(batch) else { throw ValidationError("--batch must be in 1...64, got \(batch)") }
         if force && plot == nil { throw ValidationError("--force only applies to --plot") }
@@ -83,17 +83,19 @@ struct Benchmark: ParsableCommand {
     func run() throws {
         do {
             try benchmark()
-        } catch let error as ExitCode {
-            throw error
+        } catch let error as BenchmarkPlot.Error {
+            // Measured, then the plot could not be written: an output failure, not a usage error.
+            if case .cannotWrite = error { throw fail(error) }
+            throw conclude(error)
         } catch {
-            throw fail(error)
+            throw conclude(error)
         }
     }
 
     private func benchmark() throws {
         if let plot { try BenchmarkPlot.check(plot, force: force) }
-        let options = ExecutionOptions(threads: threads, convolutionAlgorithm: convAlgorithm)
-        let model = try ModelDescription(contentsOf: cfg, width: size, height: size)
+        let options = ExecutionOptions(threads: threads.map(ThreadLimit.capped), convolutionAlgorithm: convAlgorithm)
+        let model = try ModelFiles.model(cfg: cfg, weights: weights, width: size, height: size)
         try report(model.warnings, strict: strict)
         // Read as `detect` reads: each convolution prepared for its method as it is read.
         let prepared: PreparedModel
@@ -101,7 +103,7 @@ struct Benchmark: ParsableCommand {
         let loadSeconds: Double
         if let weights {
             let start = DispatchTime.now().uptimeNanoseconds
-            prepared = try PreparedModel(model: model, weightsFile: weights, options: options, batch: batch)
+            prepared = try ModelFiles.prepared(weights, for: model, options: options, batch: batch)
             loadSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             weightsSource = weights
         } else {
@@ -128,9 +130,9 @@ struct Benchmark: ParsableCommand {
                                      loadSeconds: loadSeconds)
         let rows = sort == .time ? result.rows.sorted { ($0.median, $1.layer.index) > ($1.median, $0.layer.index) } : result.rows
         switch format {
-        case .table: print(BenchmarkTable.render(result, rows: rows), terminator: "")
-        case .json: print(BenchmarkJSON.render(result, rows: rows))
-        case .csv: print(BenchmarkCSV.render(result, rows: rows), terminator: "")
+        case .table: try StandardOutput.write(BenchmarkTable.render(result, rows: rows))
+        case .json: try StandardOutput.write(BenchmarkJSON.render(result, rows: rows) + "\n")
+        case .csv: try StandardOutput.write(BenchmarkCSV.render(result, rows: rows))
         }
         if let plot { try BenchmarkPlot.write(BenchmarkPlot.render(result), to: plot, force: force) }
     }

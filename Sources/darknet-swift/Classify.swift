@@ -8,12 +8,18 @@ struct Classify: ParsableCommand {
         abstract: "Classify images, as `darknet classifier predict` does.",
         discussion: """
         Letterboxes each image to the network size and prints darknet's lines \
-        (` 12.34%: label`, best first), or one JSON object per image with --format json.
+        (` 12.34%: label`, best first, after a `path:` line). Inputs are taken as `detect` \
+        takes them: image files (- reads one from stdin), folders (--recursive for \
+        sub-folders) and --list files; an image that cannot be read or decoded is reported on \
+        stderr (path: reason) and the run goes on. --format jsonl prints one object per image \
+        ({"path", "width", "height", "classes": [{"index", "label", "confidence"}]}; json is \
+        the same), csv one row per class. Exit status: 0 all inputs done, 1 some inputs \
+        failed or stdout could not be written, 2 usage or model error.
         """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case text, json
+        case text, json, jsonl, csv
     }
 
     @Argument(help: "Darknet .cfg file.")
@@ -22,8 +28,14 @@ struct Classify: ParsableCommand {
     @Argument(help: "Darknet .weights file.")
     var weights: String
 
-    @Argument(help: "JPEG or PNG images.")
-    var images: [String]
+    @Argument(help: "JPEG or PNG images, or folders of them (- reads one image from stdin).")
+    var images: [String] = []
+
+    @Option(help: "A file listing images, one path per line (- reads stdin).")
+    var list: String?
+
+    @Flag(help: "Also take images in sub-folders of the folders given.")
+    var recursive = false
 
     @Option(help: "Class labels, one per line (default: class numbers).")
     var labels: String?
@@ -34,8 +46,11 @@ struct Classify: ParsableCommand {
     @Option(help: "Network input width and height (overrides the cfg's [net]).")
     var size: Int?
 
-    @Option(help: "Output format: text or json.")
+    @Option(help: "Output format: text, jsonl (json) or csv.")
     var format: Format = .text
+
+    @Flag(help: "No summary on stderr.")
+    var quiet = false
 
     @Flag(help: "Treat unknown cfg keys as errors instead of warnings.")
     var strict = false
@@ -43,48 +58,82 @@ struct Classify: ParsableCommand {
     func validate() throws {
         guard top >= 1 else { throw ValidationError("--top must be ≥ 1, got \(top)") }
         if let size, size < 1 || size > 16384 { throw ValidationError("--size must be in 1...16384, got \(size)") }
-        if images.isEmpty { throw ValidationError("give at least one image") }
+        if images.isEmpty && list == nil { throw ValidationError("give at least one image, folder or --list") }
+        if images.contains("-") && list == "-" { throw ValidationError("stdin can hold the image - or the --list -, not both") }
     }
 
     func run() throws {
         do {
-            let classifier = try Classifier(cfg: cfg, weights: weights, labels: labels, width: size, height: size)
-            try report(classifier.model.warnings, strict: strict)
-            for path in images {
-                let image = try Image(contentsOf: path)
-                let scores = try classifier.classify(image, top: top)
-                switch format {
-                case .text: print(Self.text(path: path, scores: scores), terminator: "")
-                case .json: print(try Self.json(path: path, image: image, scores: scores))
+            let model = try ModelFiles.classifierModel(cfg: cfg, weights: weights, size: size, strict: strict)
+            let outputs = model.layers.last?.output.count ?? 0
+            let names = try labels.map { try readClassNames($0, classes: outputs) }
+            let classifier = try Classifier(ModelFiles.prepared(weights, for: model, options: ExecutionOptions()), labels: names)
+            let source = try InputSource(paths: images.map(RawPath.init(argument:)), list: list.map(RawPath.init(argument:)),
+                                         recursive: recursive)
+            var done = 0, failed = 0, problems = 0
+            if format == .csv { try StandardOutput.write(Self.csvHeader) }
+            for event in source {
+                guard case .image(let input) = event else {
+                    if case .problem(let path, let error) = event { warn(escapedForTerminal("\(path): \(error)")) }
+                    problems += 1
+                    continue
+                }
+                do {
+                    let image = try Image(decoding: FileBytes.imageBytes(input.path), name: input.display)
+                    let scores = try classifier.classify(image, top: top)
+                    try StandardOutput.write(render(path: input.display, image: image, scores: scores))
+                    done += 1
+                } catch let error as OutputError {
+                    throw error
+                } catch {
+                    failed += 1
+                    let message = String(describing: error)
+                    warn(escapedForTerminal(message.hasPrefix(input.display) ? message : "\(input.display): \(message)"))
                 }
             }
-        } catch let error as ExitCode {
-            throw error
+            if !quiet && (failed > 0 || source.skipped > 0 || done + failed > 1) {
+                warn("\(done + failed) images: \(done) done, \(failed) failed"
+                     + (source.skipped > 0 ? ", \(source.skipped) non-image files skipped" : ""))
+            }
+            if failed > 0 || problems > 0 { throw Status.inputsFailed }
         } catch {
-            throw fail(error)
+            throw conclude(error)
+        }
+    }
+
+    func render(path: String, image: Image, scores: [Classifier.Score]) -> String {
+        switch format {
+        case .text: return Self.text(path: path, scores: scores)
+        case .json, .jsonl: return Self.json(path: path, image: image, scores: scores) + "\n"
+        case .csv: return Self.csv(path: path, image: image, scores: scores)
         }
     }
 
     /// darknet's `printf("%5.2f%%: %s\n", predictions[index]*100, names[index])` after a `path:` line.
     static func text(path: String, scores: [Classifier.Score]) -> String {
-        var text = "\(path):\n"
+        var text = "\(escapedForTerminal(path)):\n"
         for score in scores {
-            text += String(format: "%5.2f%%: ", Double(score.confidence) * 100) + score.label + "\n"
+            text += String(format: "%5.2f%%: ", Double(score.confidence) * 100) + escapedForTerminal(score.label) + "\n"
         }
         return text
     }
 
-    struct Report: Encodable {
-        var image: String
-        var width: Int
-        var height: Int
-        var classes: [Classifier.Score]
+    /// One JSON object: path, width, height, classes [{index, label, confidence}], best first.
+    static func json(path: String, image: Image, scores: [Classifier.Score]) -> String {
+        let classes = scores.map {
+            "{\"index\":\($0.index),\"label\":\(JSONReport.quoted($0.label)),\"confidence\":\(JSONReport.number($0.confidence))}"
+        }
+        return "{\"path\":\(JSONReport.quoted(path)),\"width\":\(image.width),\"height\":\(image.height),"
+            + "\"classes\":[\(classes.joined(separator: ","))]}"
     }
 
-    static func json(path: String, image: Image, scores: [Classifier.Score]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let report = Report(image: path, width: image.width, height: image.height, classes: scores)
-        return String(decoding: try encoder.encode(report), as: UTF8.self)
+    static let csvHeader = "path,width,height,rank,index,label,confidence\r\n"
+
+    /// RFC 4180 rows (as `detect --format csv`), one per class, rank counting from 1.
+    static func csv(path: String, image: Image, scores: [Classifier.Score]) -> String {
+        scores.enumerated().map { rank, score in
+            [CSVReport.field(path), "\(image.width)", "\(image.height)", "\(rank + 1)", "\(score.index)",
+             CSVReport.field(score.label), JSONReport.number(score.confidence)].joined(separator: ",") + "\r\n"
+        }.joined()
     }
 }

@@ -1,27 +1,87 @@
 import ArgumentParser
+import Darknet
 import Foundation
 
 @main
 struct DarknetSwift: ParsableCommand {
+    static let version = "0.1.0"
+
     static let configuration = CommandConfiguration(
         commandName: "darknet-swift",
         abstract: "Run Darknet YOLO models (.cfg + .weights) on the CPU.",
-        version: "0.1.0",
+        version: version,
         subcommands: [Detect.self, Stream.self, Classify.self, Summary.self, Benchmark.self]
     )
 
-    /// As ArgumentParser's, except that usage errors exit with status 2 (the convention of
-    /// `detect`: 0 all done, 1 some inputs failed, 2 usage or model error) instead of 64.
+    /// As ArgumentParser's, except that usage errors exit with status 2 (the rule of every
+    /// command: 0 all done, 1 some inputs failed, 2 usage or model error) instead of 64,
+    /// darknet's single-dash spellings are refused with a hint, and `--version` says more.
     static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments == ["--version"] {
+            do { try StandardOutput.write(versionText()) } catch { Foundation.exit(conclude(error).rawValue) }
+            Foundation.exit(0)
+        }
+        if let hint = DarknetSpelling.hint(for: arguments) {
+            writeToStandardError("Error: \(hint)\n")
+            Foundation.exit(Status.usage.rawValue)
+        }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
             if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
+                writeToStandardError(fullMessage(for: error) + "\n")
+                Foundation.exit(Status.usage.rawValue)
             }
             exit(withError: error)
         }
+    }
+
+    /// `darknet-swift 0.1.0 (commit abc1234)`, the BLAS library and the kernel it runs, and
+    /// the packed kernel the engine drives (if any).
+    static func versionText() -> String {
+        "darknet-swift \(version) (commit \(Machine.buildCommit()))\n"
+            + "BLAS: \(BLAS.configuration.trimmingCharacters(in: .whitespaces)), core \(BLAS.coreName)\n"
+            + "packed weights: \(BLAS.packedKernel ?? "none, cblas_sgemm only")\n"
+    }
+}
+
+/// darknet's options are one dash and words (`-thresh 0.3`, `-dont_show`); ArgumentParser reads
+/// `-thresh` as the short flags -t -h -r… and `-h` printed the help and exited 0 without
+/// detecting. Such an argument is refused before parsing, with the option meant.
+enum DarknetSpelling {
+    /// darknet flags with no single equivalent, and what to do instead.
+    static let advice: [String: String] = [
+        "dont_show": "drop it: darknet-swift never opens a window",
+        "ext_output": "drop it: the text output always has each box",
+        "out": "use --format json (one object per image on stdout)",
+        "letter_box": "did you mean --letterbox?",
+        "i": "drop it: darknet-swift runs on the CPU",
+    ]
+
+    /// The one-line error for the first single-dash word option in `arguments`, nil when none.
+    static func hint(for arguments: [String]) -> String? {
+        for argument in arguments {
+            if argument == "--" { return nil }
+            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2,
+                  let first = argument.dropFirst().first, first.isLetter else { continue }
+            let word = String(argument.dropFirst())
+            let long = "--" + word.replacingOccurrences(of: "_", with: "-")
+            let suggestion = advice[word] ?? (knownOptions(arguments).contains(long) ? "did you mean \(long)?"
+                : "darknet-swift's options take two dashes (see --help)")
+            return "unknown option '\(argument)' (darknet's spelling): \(suggestion)"
+        }
+        return nil
+    }
+
+    /// The long options of the subcommand named in `arguments` (the root's without one), from its help.
+    static func knownOptions(_ arguments: [String]) -> Set<String> {
+        let command = DarknetSwift.configuration.subcommands.first { type in
+            arguments.contains(type.configuration.commandName ?? type._commandName)
+        }
+        let help = (command ?? DarknetSwift.self).helpMessage(columns: 1000)
+        return Set(help.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," })
+            .filter { $0.hasPrefix("--") }.map { String($0.prefix { $0 != "=" }) })
     }
 }

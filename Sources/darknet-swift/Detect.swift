@@ -8,17 +8,24 @@ struct Detect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Detect objects in images, files and folders, as `darknet detect` does.",
         discussion: """
-        Inputs are image files, folders (their .jpg/.jpeg/.png files, sorted; --recursive for \
-        sub-folders) and --list files (one path per line, - for stdin). An input that cannot be \
-        read or decoded is reported on stderr (path: reason) and the run goes on. Exit status: \
-        0 all inputs done, 1 some inputs failed, 2 usage or model error.
+        Inputs are image files (- reads one from stdin), folders (their .jpg/.jpeg/.png files, \
+        sorted; --recursive for sub-folders) and --list files (one path per line, - for stdin; \
+        read as the run goes). An input that cannot be read or decoded is reported on stderr \
+        (path: reason) and the run goes on. Exit status: 0 all inputs done, 1 some inputs \
+        failed or stdout could not be written, 2 usage or model error.
 
         --format text prints darknet's lines (`dog: 56%`) with each pixel box; jsonl one JSON \
         object per image (json is the same); coco a COCO results array (category ids mapped \
         from the 80 darknet classes; image_id from --image-ids or the digits of the file \
         name); csv one RFC 4180 row per detection. --shard K/N keeps image i of the sorted \
         input list when i mod N = K-1, so N machines split a corpus and their outputs \
-        concatenate.
+        concatenate; --skip-existing resumes such a run into the same --output-dir.
+
+        EXAMPLES:
+          darknet-swift detect yolov3-tiny.cfg yolov3-tiny.weights dog.jpg --output out/
+          darknet-swift detect yolov3.cfg yolov3.weights photos/ --recursive --format jsonl
+          find photos -name '*.jpg' | darknet-swift detect my.cfg my.weights --list -
+          darknet-swift detect my.cfg my.weights photos/ --shard 2/8 --output-dir out/
         """
     )
 
@@ -28,7 +35,7 @@ struct Detect: ParsableCommand {
     @Argument(help: "Darknet .weights file.")
     var weights: String
 
-    @Argument(help: "JPEG or PNG images, or folders of them.")
+    @Argument(help: "JPEG or PNG images, or folders of them (- reads one image from stdin).")
     var images: [String] = []
 
     @Option(help: "A file listing images, one path per line (- reads stdin).")
@@ -46,7 +53,7 @@ struct Detect: ParsableCommand {
     @Option(help: "IoU above which non-maximum suppression removes a box (0 disables NMS).")
     var nms: Float = 0.45
 
-    @Option(help: "per-class (darknet's) or agnostic (suppress across classes).")
+    @Option(help: "per-class (darknet's), agnostic (suppress across classes) or none.")
     var nmsMode: DetectorOptions.NMSMode = .perClass
 
     @Option(help: "Keep only these classes (names or numbers, comma-separated: dog,car).")
@@ -61,7 +68,7 @@ struct Detect: ParsableCommand {
     @Option(help: "Network input width and height (overrides the cfg's [net]).")
     var size: Int?
 
-    @Option(help: "BLAS threads (default: one per core).")
+    @Option(help: ThreadLimit.help)
     var threads: Int?
 
     @Option(help: "Convolution method: auto (Winograd where it pays), im2col (darknet's) or winograd.")
@@ -82,11 +89,14 @@ struct Detect: ParsableCommand {
     @Option(help: "Write annotated images into this folder (same names).")
     var outputDir: String?
 
-    @Option(help: "Write the annotated image here (a folder when several images are given).")
+    @Option(help: "Write the annotated image to this file, or into this folder when it ends in / (NAME-detections.EXT).")
     var output: String?
 
     @Flag(help: "Overwrite existing output files; allow --output-dir to be an input folder.")
     var force = false
+
+    @Flag(help: "Skip the images whose annotated image exists (resume a run into the same --output-dir).")
+    var skipExisting = false
 
     @Flag(help: "No progress bar and no summary on stderr.")
     var quiet = false
@@ -104,65 +114,69 @@ struct Detect: ParsableCommand {
         if let size, size < 32 || size > 16384 || size % 32 != 0 {
             throw ValidationError("--size must be a multiple of 32 in 32...16384, got \(size)")
         }
-        if let threads, threads < 1 || threads > 1024 { throw ValidationError("--threads must be ≥ 1, got \(threads)") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be ≥ 1, got \(threads)") }
         guard (1...64).contains(batch) else { throw ValidationError("--batch must be in 1...64, got \(batch)") }
         if let maxDetections, maxDetections < 0 { throw ValidationError("--max-detections must be ≥ 0") }
         if let shard, Shard(shard) == nil { throw ValidationError("--shard must be K/N with 1 ≤ K ≤ N, got \(shard)") }
         if images.isEmpty && list == nil { throw ValidationError("give at least one image, folder or --list") }
+        if images.contains("-") && list == "-" { throw ValidationError("stdin can hold the image - or the --list -, not both") }
         if output != nil && outputDir != nil { throw ValidationError("give --output or --output-dir, not both") }
+        if skipExisting && output == nil && outputDir == nil { throw ValidationError("--skip-existing needs --output-dir or --output") }
+        if skipExisting && force { throw ValidationError("give --skip-existing or --force, not both") }
     }
 
     func run() throws {
-        let run: DetectRun
-        let inputs: [InputImage]
-        var skipped = 0
         do {
-            var found = try DetectInputs(paths: images, list: list, recursive: recursive)
-            skipped = found.skipped
-            for (path, reason) in found.missing { warn("\(path): \(reason)") }
-            if let shard, let parsed = Shard(shard) { found.images = parsed.select(found.images) }
-            inputs = found.images
-            run = try prepare(inputs, folders: found.folders)
-            // Photos in flight would push a memory-bound model past twice its parameters.
-            let memoryBound = convAlgorithm == .auto && run.detector.model.autoIsMemoryBound(batch: batch)
-            run.run(inputs, pipelined: !noPipeline && !memoryBound)
-            if !quiet && (run.failed > 0 || skipped > 0 || inputs.count > 1) {
-                warn("\(inputs.count) images: \(run.succeeded) done, \(run.failed) failed"
-                     + (skipped > 0 ? ", \(skipped) non-image files skipped" : ""))
+            var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
+                                          mapping: mapping.value,
+                                          execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped),
+                                                                      convolutionAlgorithm: convAlgorithm))
+            if nms == 0 { options.nmsMode = .none }
+            let detector = try ModelFiles.detector(cfg: cfg, weights: weights, options: options, strict: strict)
+            let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
+            let filter = DetectionFilter(classes: try classes.map { try DetectionFilter.classIds($0, names: classNames) },
+                                         maxDetections: maxDetections)
+            let writer = ResultWriter(format: format, names: classNames, classCount: detector.classCount,
+                                      imageIds: try COCOImageIds(file: imageIds))
+            let paths = images.map(RawPath.init(argument:))
+            let source = try InputSource(paths: paths, list: list.map(RawPath.init(argument:)), recursive: recursive)
+            // The list streams (a run starts at its first line and holds none of it) unless the
+            // run needs every input first: --shard's sorted split, --output FILE's one image,
+            // and --force with annotations (every input must be known not to be a target).
+            let outputIsFile = output.map { !$0.hasSuffix("/") && !RawPath(argument: $0).isDirectory } ?? false
+            var known: [InputImage]?
+            var events: [InputEvent] = []
+            if list == nil || shard != nil || outputIsFile || (force && (output != nil || outputDir != nil)) {
+                var (found, problems) = source.all()
+                if let shard, let parsed = Shard(shard) { found = parsed.select(found) }
+                known = found
+                events = problems + found.map { .image($0) }
             }
-            if run.failed > 0 || !found.missing.isEmpty { throw ExitCode(1) }
-        } catch let error as ExitCode {
-            throw error
+            let targets: AnnotationTargets?
+            if let output {
+                targets = try AnnotationTargets(output: output, single: known.map { $0.count == 1 }, inputs: known ?? [], force: force)
+            } else if let outputDir {
+                let folders = paths.filter { !$0.isStandardInput && $0.isDirectory }.map(\.standardized)
+                targets = try AnnotationTargets(outputDirectory: outputDir, folders: folders, inputs: known ?? [], force: force)
+            } else {
+                targets = nil
+            }
+            let run = DetectRun(detector: detector, filter: filter, writer: writer, names: classNames, batch: batch,
+                                progress: Progress(total: known?.count, quiet: quiet), targets: targets, skipExisting: skipExisting)
+            // Photos in flight would push a memory-bound model past twice its parameters.
+            let pipelined = !noPipeline && !(convAlgorithm == .auto && detector.model.autoIsMemoryBound(batch: batch))
+            run.run(known != nil ? AnyIterator(events.makeIterator()) : AnyIterator(source), pipelined: pipelined)
+            if let error = run.outputError { throw error }
+            let count = run.succeeded + run.failed + run.skipped
+            if !quiet && (run.failed > 0 || run.skipped > 0 || source.skipped > 0 || count > 1) {
+                warn("\(count) images: \(run.succeeded) done, \(run.failed) failed"
+                     + (run.skipped > 0 ? ", \(run.skipped) skipped (output exists)" : "")
+                     + (source.skipped > 0 ? ", \(source.skipped) non-image files skipped" : ""))
+            }
+            if run.failed > 0 || run.problems > 0 { throw Status.inputsFailed }
         } catch {
-            _ = fail(error)
-            throw ExitCode(2)
+            throw conclude(error)
         }
-    }
-
-    /// Loads the model and sets up filters, the output format and annotation targets.
-    private func prepare(_ inputs: [InputImage], folders: [String]) throws -> DetectRun {
-        var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
-                                      mapping: mapping.value,
-                                      execution: ExecutionOptions(threads: threads, convolutionAlgorithm: convAlgorithm))
-        if nms == 0 { options.nmsMode = .none }
-        let detector = try Detector(cfg: cfg, weights: weights, options: options)
-        try report(detector.model.warnings, strict: strict)
-        let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
-        let filter = DetectionFilter(classes: try classes.map { try DetectionFilter.classIds($0, names: classNames) },
-                                     maxDetections: maxDetections)
-        let writer = ResultWriter(format: format, names: classNames, classCount: detector.classCount,
-                                  imageIds: try COCOImageIds(file: imageIds))
-        let annotate: (InputImage) throws -> String?
-        if let outputDir {
-            let directory = try OutputDirectory(outputDir, inputFolders: folders, images: inputs, force: force)
-            annotate = { try directory.target(for: $0) }
-        } else {
-            let outputs = try AnnotationOutputs(path: output, images: output == nil ? [] : inputs.map(\.path), force: force)
-            annotate = { outputs.target(for: $0.path) }
-        }
-        return DetectRun(detector: detector, filter: filter, writer: writer, names: classNames, batch: batch,
-                         progress: Progress(total: inputs.count, quiet: quiet),
-                         drawsImages: output != nil || outputDir != nil, annotate: annotate)
     }
 }
 

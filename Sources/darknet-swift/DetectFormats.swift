@@ -33,39 +33,40 @@ struct ResultWriter {
         self.imageIds = imageIds
     }
 
-    mutating func begin() {
+    mutating func begin() throws(OutputError) {
         switch format {
-        case .csv: emit(CSVReport.header)
-        case .coco: emit("[")
+        case .csv: try emit(CSVReport.header)
+        case .coco: try emit("[")
         default: break
         }
     }
 
-    /// Writes one image's result; throws when the COCO format has no id for the image.
+    /// Writes one image's result; throws when the COCO format has no id for the image, or an
+    /// `OutputError` when stdout cannot be written.
     mutating func write(_ result: ImageResult) throws {
         switch format {
         case .text:
-            emit(TextReport.render(path: result.path, width: result.width, height: result.height,
+            try emit(TextReport.render(path: result.path, width: result.width, height: result.height,
                                    detections: result.detections, names: names, seconds: result.inferenceSeconds))
         case .json, .jsonl:
-            emit(JSONReport.render(result, names: names) + "\n")
+            try emit(JSONReport.render(result, names: names) + "\n")
         case .csv:
-            emit(CSVReport.rows(result, names: names))
+            try emit(CSVReport.rows(result, names: names))
         case .coco:
             let id = try imageIds.id(for: result.path)
             for detection in result.detections {
-                emit((written == 0 ? "\n" : ",\n") + COCOReport.entry(detection, imageId: id, result: result, classCount: classCount))
+                try emit((written == 0 ? "\n" : ",\n") + COCOReport.entry(detection, imageId: id, result: result, classCount: classCount))
                 written += 1
             }
         }
     }
 
-    mutating func end() {
-        if format == .coco { emit(written == 0 ? "]\n" : "\n]\n") }
+    mutating func end() throws(OutputError) {
+        if format == .coco { try emit(written == 0 ? "]\n" : "\n]\n") }
     }
 
-    private func emit(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+    private func emit(_ text: String) throws(OutputError) {
+        try StandardOutput.write(text)
     }
 }
 

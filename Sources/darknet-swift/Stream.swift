@@ -83,7 +83,7 @@ struct Stream: ParsableCommand {
     @Option(help: "Network input width and height (overrides the cfg's [net]).")
     var size: Int?
 
-    @Option(help: "BLAS threads (default: one per core).")
+    @Option(help: ThreadLimit.help)
     var threads: Int?
 
     @Flag(help: "No summary on stderr.")
@@ -98,7 +98,7 @@ struct Stream: ParsableCommand {
         if let size, size < 32 || size > 16384 || size % 32 != 0 {
             throw ValidationError("--size must be a multiple of 32 in 32...16384, got \(size)")
         }
-        if let threads, threads < 1 || threads > 1024 { throw ValidationError("--threads must be ≥ 1, got \(threads)") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be ≥ 1, got \(threads)") }
         if let maxDetections, maxDetections < 0 { throw ValidationError("--max-detections must be ≥ 0") }
     }
 
@@ -119,10 +119,9 @@ struct Stream: ParsableCommand {
             if let rawFrame { try FrameReader.checkRawSize(descriptor: 0, width: rawFrame.width, height: rawFrame.height) }
             let targets = try openTargets()
             var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
-                                          mapping: mapping.value, execution: ExecutionOptions(threads: threads))
+                                          mapping: mapping.value, execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped)))
             if nms == 0 { options.nmsMode = .none }
-            let detector = try Detector(cfg: cfg, weights: weights, options: options)
-            try report(detector.model.warnings, strict: false)
+            let detector = try ModelFiles.detector(cfg: cfg, weights: weights, options: options)
             let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
             let filter = DetectionFilter(classes: try classes.map { try DetectionFilter.classIds($0, names: classNames) },
                                          maxDetections: maxDetections)
@@ -156,7 +155,7 @@ struct Stream: ParsableCommand {
                 guard isFolder.boolValue else { throw CLIError.usage("--annotate-to \(annotateTo): a file, not a folder") }
                 let frames = try FileManager.default.contentsOfDirectory(atPath: annotateTo).filter(Self.isFrameFile).sorted()
                 if !force, let first = frames.first {
-                    throw AnnotationOutputs.Error.exists((annotateTo as NSString).appendingPathComponent(first))
+                    throw AnnotationTargets.Error.exists((annotateTo as NSString).appendingPathComponent(first))
                 }
             } else {
                 try FileManager.default.createDirectory(atPath: annotateTo, withIntermediateDirectories: true)
@@ -164,7 +163,7 @@ struct Stream: ParsableCommand {
         }
         let lines: StreamOutput
         if let jsonl {
-            if !force && FileManager.default.fileExists(atPath: jsonl) { throw AnnotationOutputs.Error.exists(jsonl) }
+            if !force && FileManager.default.fileExists(atPath: jsonl) { throw AnnotationTargets.Error.exists(jsonl) }
             lines = try StreamOutput(creating: jsonl)
         } else {
             lines = annotatePipe ? .standardError : .standardOutput

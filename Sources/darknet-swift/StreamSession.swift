@@ -146,7 +146,7 @@ final class StreamSession: @unchecked Sendable {
                 if let folder = targets.annotateTo {
                     let path = (folder as NSString).appendingPathComponent(String(format: "frame-%06d.jpg", frame.index))
                     if !targets.force && FileManager.default.fileExists(atPath: path) {
-                        throw AnnotationOutputs.Error.exists(path)
+                        throw AnnotationTargets.Error.exists(path)
                     }
                     try image.write(to: path)
                 }

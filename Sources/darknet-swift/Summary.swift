@@ -22,14 +22,13 @@ struct Summary: ParsableCommand {
     var strict = false
 
     func run() throws {
-        let model: ModelDescription
         do {
-            model = try ModelDescription(contentsOf: cfg, width: size, height: size)
+            let model = try ModelFiles.model(cfg: cfg, weights: nil, width: size, height: size)
+            try report(model.warnings, strict: strict)
+            try StandardOutput.write(LayerTable.render(model))
+            if methods { try StandardOutput.write(MethodTable.render(model, options: ExecutionOptions(convolutionAlgorithm: convAlgorithm))) }
         } catch {
-            throw fail(error)
+            throw conclude(error)
         }
-        try report(model.warnings, strict: strict)
-        print(LayerTable.render(model), terminator: "")
-        if methods { print(MethodTable.render(model, options: ExecutionOptions(convolutionAlgorithm: convAlgorithm)), terminator: "") }
     }
 }

@@ -26,9 +26,25 @@ final class HelpTests: XCTestCase {
     func testSummaryHelp() throws { try check(["summary", "--help"], snapshot: "help-summary.txt") }
     func testBenchmarkHelp() throws { try check(["benchmark", "--help"], snapshot: "help-benchmark.txt") }
 
+    /// `--version`: the version, the commit it was built from, the BLAS library and core, and
+    /// the packed kernel the engine drives.
     func testVersion() throws {
-        let result = try CLI.run(["--version"])
+        let result = try CLI.run(["--version"], environment: ["DARKNET_SWIFT_COMMIT": "abc1234"])
         XCTAssertEqual(result.status, 0)
-        XCTAssertFalse(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3, result.stdout)
+        XCTAssertEqual(lines.first, "darknet-swift 0.1.0 (commit abc1234)")
+        XCTAssertTrue(lines[1].hasPrefix("BLAS: OpenBLAS ") && lines[1].contains(", core "), result.stdout)
+        XCTAssertTrue(lines[2].hasPrefix("packed weights: "), result.stdout)
+    }
+
+    /// Issue #31: `--nms-mode` lists `none`, `--threads` says what it controls, detect's help
+    /// has examples.
+    func testDetectHelpSaysWhatTheOptionsDo() throws {
+        let help = try CLI.run(["detect", "--help"]).stdout
+        XCTAssertTrue(help.contains("per-class (darknet's), agnostic (suppress across classes) or none"), help)
+        XCTAssertTrue(help.contains("Threads for convolutions and the engine's parallel loops"), help)
+        XCTAssertTrue(help.contains("EXAMPLES:"), help)
+        XCTAssertTrue(help.contains("darknet-swift detect yolov3.cfg yolov3.weights photos/ --recursive --format jsonl"), help)
     }
 }

@@ -34,6 +34,26 @@ final class ImageDecodingTests: XCTestCase {
         }
     }
 
+    /// A FIFO (`<(cat photo.jpg)`, `/dev/stdin` from a pipe) is read to its end (issue #31);
+    /// an endless device that is not an image is refused after its first bytes.
+    func testFIFOAndEndlessDevice() throws {
+        let image = Image(width: 3, height: 2, channels: 3, fill: 0.4)
+        let png = try image.pngData()
+        let fifo = dir.appendingPathComponent("pipe").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let writer = Thread {
+            let fd = open(fifo, O_WRONLY)
+            _ = png.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        writer.start()
+        XCTAssertEqual(try Image(contentsOf: fifo), image)
+        XCTAssertThrowsError(try Image(contentsOf: "/dev/zero")) { error in
+            guard case .unsupportedFormat(let name, _) = error as? ImageError else { return XCTFail("\(error)") }
+            XCTAssertEqual(name, "/dev/zero")
+        }
+    }
+
     func testDirectory() {
         XCTAssertThrowsError(try Image(contentsOf: dir.path)) { error in
             XCTAssertEqual(error as? ImageError, .unreadable(path: dir.path, reason: "is a directory"))

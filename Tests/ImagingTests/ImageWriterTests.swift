@@ -90,4 +90,30 @@ final class ImageWriterTests: XCTestCase {
         XCTAssertEqual(back, Image(width: 3, height: 1, channels: 3, fill: 1))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["same.png"])
     }
+
+    /// A write that fails half-way (a full disk: here `RLIMIT_FSIZE` of 4 KB with SIGXFSZ
+    /// ignored, so write(2) fails with EFBIG) leaves no temporary file behind (issue #31).
+    func testFailedWriteLeavesNoTemporary() throws {
+        var generator = SplitMix(seed: 31)
+        let noise = Image(width: 200, height: 200, channels: 3, data: (0..<120_000).map { _ in Float(generator.next() % 256) / 255 })
+        let path = dir.appendingPathComponent("big.png").path
+        let previous = signal(SIGXFSZ, SIG_IGN)
+        var saved = rlimit()
+        #if os(Linux)
+        let resource = __rlimit_resource_t(RLIMIT_FSIZE.rawValue)
+        #else
+        let resource = RLIMIT_FSIZE
+        #endif
+        getrlimit(resource, &saved)
+        var small = saved
+        small.rlim_cur = 4096
+        setrlimit(resource, &small)
+        let thrown: Error?
+        do { try noise.write(to: path); thrown = nil } catch { thrown = error }
+        setrlimit(resource, &saved)
+        signal(SIGXFSZ, previous)
+        guard case .writeFailed(let failed, _) = thrown as? ImageError else { return XCTFail("\(String(describing: thrown))") }
+        XCTAssertEqual(failed, path)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [])
+    }
 }

@@ -87,7 +87,7 @@ public final class Detector: @unchecked Sendable {
     public func candidates(in image: Image) throws -> [Candidate] {
         let input = prepare(image)
         let outputs = try withNetwork(batch: 1) { try $0.forward(input.data) }
-        return try candidates(from: outputs, image: image)
+        return try candidates(from: outputs, width: image.width, height: image.height)
     }
 
     /// `candidates(in:)` of each image, from one forward pass of the batch.
@@ -95,13 +95,24 @@ public final class Detector: @unchecked Sendable {
         guard !images.isEmpty else { return [] }
         let inputs = images.map { prepare($0).data }
         let outputs = try withNetwork(batch: images.count) { try $0.forward(batch: inputs) }
-        return try zip(outputs, images).map { try candidates(from: $0, image: $1) }
+        return try zip(outputs, images).map { try candidates(from: $0, width: $1.width, height: $1.height) }
     }
 
-    /// Decoding, box correction and NMS of one image's outputs.
-    private func candidates(from outputs: [Network.LayerOutput], image: Image) throws -> [Candidate] {
+    /// `detect(in: [Image])` from the inputs `prepare(_:)` made of the images, each with its
+    /// image's size: a caller can let each photo go once prepared, so a batch holds network
+    /// inputs rather than photos. The same detections as `detect(in:)` on the photos.
+    public func detect(prepared inputs: [Image], imageSizes: [(width: Int, height: Int)]) throws -> [[Detection]] {
+        guard !inputs.isEmpty else { return [] }
+        let outputs = try withNetwork(batch: inputs.count) { try $0.forward(batch: inputs.map(\.data)) }
+        return try zip(outputs, imageSizes).map {
+            detections(from: try candidates(from: $0, width: $1.width, height: $1.height), threshold: options.threshold)
+        }
+    }
+
+    /// Decoding, box correction and NMS of the outputs of one image of `width` × `height`.
+    private func candidates(from outputs: [Network.LayerOutput], width: Int, height: Int) throws -> [Candidate] {
         var candidates = try decode(outputs)
-        correctBoxes(&candidates, imageWidth: image.width, imageHeight: image.height,
+        correctBoxes(&candidates, imageWidth: width, imageHeight: height,
                      networkWidth: model.net.width, networkHeight: model.net.height,
                      mapping: options.mapping)
         switch options.nmsMode {
