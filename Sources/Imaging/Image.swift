@@ -28,9 +28,9 @@ public struct Image: Sendable, Equatable {
                   data: [Float](repeating: fill, count: width * height * channels))
     }
 
-    /// Largest `width * height` any decoder accepts before allocating (default 100 megapixels).
-    /// Raise it at program start if you really mean to load larger images.
-    nonisolated(unsafe) public static var maxPixels: Int = 100_000_000
+    /// Largest `width * height` the decoders accept by default before allocating (100
+    /// megapixels); each decoding initializer takes a `maxPixels` to raise or lower it.
+    public static let defaultMaxPixels = 100_000_000
 
     /// Sample at (x, y) of channel c (no bounds check beyond the array's own).
     @inlinable

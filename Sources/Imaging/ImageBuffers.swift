@@ -20,13 +20,13 @@ extension Image {
     /// `bytesPerRow` bytes after the previous one (camera buffers pad their rows; the last row
     /// needs only its pixels). Samples are `byte / 255`, as the JPEG and PNG decoders give them.
     /// Throws `invalidPixelBuffer` when the sizes do not fit `pixels`, `tooLarge` past
-    /// `Image.maxPixels`; `name` labels the errors.
+    /// `maxPixels`; `name` labels the errors.
     public init(pixels: UnsafeRawBufferPointer, width: Int, height: Int, bytesPerRow: Int, layout: PixelLayout,
-                name: String = "pixels") throws {
+                name: String = "pixels", maxPixels: Int = Image.defaultMaxPixels) throws {
         guard width > 0, height > 0 else {
             throw ImageError.invalidPixelBuffer(name: name, reason: "invalid size \(width)x\(height)")
         }
-        try checkDimensions(width: width, height: height, name: name)
+        try checkDimensions(width: width, height: height, name: name, maxPixels: maxPixels)
         let rowBytes = width * layout.bytesPerPixel
         guard bytesPerRow >= rowBytes else {
             throw ImageError.invalidPixelBuffer(
@@ -60,16 +60,17 @@ extension Image {
 
     /// `init(pixels:width:height:bytesPerRow:layout:name:)` from an array.
     public init(pixels: [UInt8], width: Int, height: Int, bytesPerRow: Int, layout: PixelLayout,
-                name: String = "pixels") throws {
+                name: String = "pixels", maxPixels: Int = Image.defaultMaxPixels) throws {
         self = try pixels.withUnsafeBytes {
-            try Image(pixels: $0, width: width, height: height, bytesPerRow: bytesPerRow, layout: layout, name: name)
+            try Image(pixels: $0, width: width, height: height, bytesPerRow: bytesPerRow, layout: layout, name: name,
+                      maxPixels: maxPixels)
         }
     }
 
     /// Decodes a JPEG or PNG file held in memory (an upload, a database blob) exactly as
     /// `Image(contentsOf:)` decodes the file; `name` only labels errors.
-    public init(decoding data: Data, name: String = "data") throws {
-        try self.init(decoding: [UInt8](data), name: name)
+    public init(decoding data: Data, name: String = "data", maxPixels: Int = Image.defaultMaxPixels) throws {
+        try self.init(decoding: [UInt8](data), name: name, maxPixels: maxPixels)
     }
 
     /// The PNG file bytes `write(to:)` would write for a `.png` path (for writers of their own).

@@ -14,19 +14,20 @@ extension Image {
     /// image with samples `byte / 255` (darknet's `ipl_to_image`), after applying the EXIF
     /// orientation as OpenCV `imread(IMREAD_COLOR)` does. Throws `ImageError` naming `path`.
     /// Pipes, FIFOs and devices are read until they end (see `readImageFile`).
-    public init(contentsOf path: String) throws {
-        try self.init(decoding: readImageFile(path), name: path)
+    /// An image larger than `maxPixels` is `tooLarge` before anything is allocated.
+    public init(contentsOf path: String, maxPixels: Int = Image.defaultMaxPixels) throws {
+        try self.init(decoding: readImageFile(path), name: path, maxPixels: maxPixels)
     }
 
     /// Decodes JPEG or PNG bytes (format chosen by the magic bytes, not the name) into 3-channel
     /// RGB exactly as `Image(contentsOf:)`; `name` only labels errors.
-    public init(decoding bytes: [UInt8], name: String) throws {
+    public init(decoding bytes: [UInt8], name: String, maxPixels: Int = Image.defaultMaxPixels) throws {
         if bytes.isEmpty { throw ImageError.empty(name: name) }
         let rgb: RGB8
         if bytes.count >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF {
-            rgb = try decodeJPEG(bytes, name: name)
+            rgb = try decodeJPEG(bytes, name: name, maxPixels: maxPixels)
         } else if bytes.starts(with: pngSignature) {
-            rgb = try decodePNG(bytes, name: name)
+            rgb = try decodePNG(bytes, name: name, maxPixels: maxPixels)
         } else {
             throw ImageError.unsupportedFormat(name: name, magic: describeMagic(bytes))
         }
@@ -36,14 +37,14 @@ extension Image {
 
 let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
-/// Throws `tooLarge` / `invalidDimensions` before any pixel buffer is allocated.
-func checkDimensions(width: Int, height: Int, name: String) throws {
+/// Throws `tooLarge` (past `maxPixels`) / `invalidDimensions` before any pixel buffer is allocated.
+func checkDimensions(width: Int, height: Int, name: String, maxPixels: Int) throws {
     guard width > 0, height > 0 else {
         throw ImageError.invalidDimensions(name: name, width: width, height: height)
     }
     let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-    if overflow || pixels > Image.maxPixels {
-        throw ImageError.tooLarge(name: name, width: width, height: height, limit: Image.maxPixels)
+    if overflow || pixels > maxPixels {
+        throw ImageError.tooLarge(name: name, width: width, height: height, limit: maxPixels)
     }
 }
 

@@ -11,7 +11,7 @@ public enum ImageError: Error, CustomStringConvertible, Equatable {
     case corruptJPEG(name: String, message: String)
     /// The PNG chunk structure or libpng refused the data; `message` says what and where.
     case corruptPNG(name: String, message: String)
-    /// width × height exceeds `Image.maxPixels` (checked before allocating).
+    /// width × height exceeds the decoder's `maxPixels` (checked before allocating).
     case tooLarge(name: String, width: Int, height: Int, limit: Int)
     /// The header declares a zero or negative size.
     case invalidDimensions(name: String, width: Int, height: Int)
@@ -37,7 +37,7 @@ public enum ImageError: Error, CustomStringConvertible, Equatable {
         case let .corruptPNG(name, message):
             return "corrupt or truncated PNG '\(name)': \(message)"
         case let .tooLarge(name, width, height, limit):
-            return "image '\(name)' is \(width)x\(height) pixels, more than the limit of \(limit) pixels (Image.maxPixels)"
+            return "image '\(name)' is \(width)x\(height) pixels, more than the limit of \(limit) pixels (maxPixels)"
         case let .invalidDimensions(name, width, height):
             return "image '\(name)' declares an invalid size \(width)x\(height)"
         case let .invalidPixelBuffer(name, reason):

@@ -6,7 +6,7 @@ import CJPEG
 /// CMYK/YCCK files are decoded to CMYK and converted as OpenCV's `icvCvt_CMYK2BGR_8u_C4C3R`.
 /// Unlike OpenCV (which only prints libjpeg warnings), any libjpeg warning — e.g.
 /// "Premature end of JPEG file" for a truncated file — is reported as `corruptJPEG`.
-func decodeJPEG(_ bytes: [UInt8], name: String) throws -> RGB8 {
+func decodeJPEG(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> RGB8 {
     guard let handle = tjInitDecompress() else {
         throw ImageError.corruptJPEG(name: name, message: "cannot create a TurboJPEG decompressor")
     }
@@ -25,7 +25,7 @@ func decodeJPEG(_ bytes: [UInt8], name: String) throws -> RGB8 {
     if w <= 0 || h <= 0 {
         throw ImageError.corruptJPEG(name: name, message: "no frame header found (truncated, or not a JPEG image)")
     }
-    try checkDimensions(width: w, height: h, name: name)
+    try checkDimensions(width: w, height: h, name: name, maxPixels: maxPixels)
     let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
     let components = cmyk ? 4 : 3
     let format = cmyk ? TJPF_CMYK : TJPF_RGB

@@ -8,8 +8,8 @@ import CPNG
 ///
 /// 16-bit RGBA is first decoded completely by the simplified API (premultiplied, used only to
 /// validate the stream) and then re-read with the classic API (see `decodeRGBA16Classic`).
-func decodePNG(_ bytes: [UInt8], name: String) throws -> RGB8 {
-    let png = try preparePNG(bytes, name: name)
+func decodePNG(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> RGB8 {
+    let png = try preparePNG(bytes, name: name, maxPixels: maxPixels)
     let sixteen = png.bitDepth == 16 && !png.relabelledGrayAlpha16
     // png.h format flags (the composite PNG_FORMAT_* macros are not imported into Swift).
     let alpha = UInt32(PNG_FORMAT_FLAG_ALPHA), color = UInt32(PNG_FORMAT_FLAG_COLOR), linear = UInt32(PNG_FORMAT_FLAG_LINEAR)

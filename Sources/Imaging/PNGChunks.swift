@@ -18,7 +18,7 @@ struct PNGPrepared {
     var stream: [UInt8]
 }
 
-func preparePNG(_ bytes: [UInt8], name: String) throws -> PNGPrepared {
+func preparePNG(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> PNGPrepared {
     func be32(_ o: Int) -> Int {
         Int(bytes[o]) << 24 | Int(bytes[o + 1]) << 16 | Int(bytes[o + 2]) << 8 | Int(bytes[o + 3])
     }
@@ -46,7 +46,7 @@ func preparePNG(_ bytes: [UInt8], name: String) throws -> PNGPrepared {
             }
             let w = be32(offset + 8), h = be32(offset + 12)
             let depth = bytes[offset + 16], colorType = bytes[offset + 17]
-            try checkDimensions(width: w, height: h, name: name)
+            try checkDimensions(width: w, height: h, name: name, maxPixels: maxPixels)
             if depth == 16 && colorType == 4 {
                 relabel = true
                 chunk[8 + 8] = 8      // bit depth

@@ -104,7 +104,7 @@ struct Stream: ParsableCommand {
 
     static func rawSize(_ text: String) -> (width: Int, height: Int)? {
         let parts = text.lowercased().split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w * h <= Image.maxPixels else { return nil }
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w * h <= Image.defaultMaxPixels else { return nil }
         return (w, h)
     }
 

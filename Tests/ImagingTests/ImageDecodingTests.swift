@@ -91,15 +91,16 @@ final class ImageDecodingTests: XCTestCase {
         XCTAssertEqual(try Image(contentsOf: path), try Image(contentsOf: Fixtures.path("rgb8.png")))
     }
 
-    func testPixelLimitIsRaisable() throws {
-        let saved = Image.maxPixels
-        defer { Image.maxPixels = saved }
-        Image.maxPixels = 37 * 23 - 1
-        XCTAssertThrowsError(try Image(contentsOf: Fixtures.path("rgb8.png"))) { error in
+    /// The pixel limit is a value each call takes: below an image's size it is refused
+    /// before decoding (JPEG, PNG, pixel buffers), at it the image loads.
+    func testPixelLimitIsAValuePerCall() throws {
+        XCTAssertThrowsError(try Image(contentsOf: Fixtures.path("rgb8.png"), maxPixels: 37 * 23 - 1)) { error in
             guard case ImageError.tooLarge(_, 37, 23, 37 * 23 - 1) = error else { return XCTFail("\(error)") }
         }
-        XCTAssertThrowsError(try Image(contentsOf: Fixtures.path("pattern_q80.jpg")))
-        Image.maxPixels = 37 * 23
+        XCTAssertThrowsError(try Image(contentsOf: Fixtures.path("pattern_q80.jpg"), maxPixels: 100))
+        XCTAssertThrowsError(try Image(pixels: [UInt8](repeating: 0, count: 300), width: 10, height: 10, bytesPerRow: 30,
+                                       layout: .rgb, maxPixels: 99))
+        XCTAssertNoThrow(try Image(contentsOf: Fixtures.path("rgb8.png"), maxPixels: 37 * 23))
         XCTAssertNoThrow(try Image(contentsOf: Fixtures.path("rgb8.png")))
     }
 

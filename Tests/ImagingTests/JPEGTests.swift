@@ -63,7 +63,7 @@ final class JPEGTests: XCTestCase {
         let sof = try XCTUnwrap((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
         bytes[(sof + 5)..<(sof + 9)] = [0xEA, 0x60, 0xEA, 0x60]   // 60000 x 60000
         XCTAssertThrowsError(try Image(decoding: bytes, name: "huge.jpg")) { error in
-            XCTAssertEqual(error as? ImageError, .tooLarge(name: "huge.jpg", width: 60000, height: 60000, limit: Image.maxPixels))
+            XCTAssertEqual(error as? ImageError, .tooLarge(name: "huge.jpg", width: 60000, height: 60000, limit: Image.defaultMaxPixels))
         }
     }
 

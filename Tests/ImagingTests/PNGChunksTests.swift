@@ -8,17 +8,17 @@ final class PNGChunksTests: XCTestCase {
     }
 
     func testKeepsOnlyCriticalChunksAndExif() throws {
-        let prepared = try preparePNG(try Fixtures.bytes("rgb8_exif6.png"), name: "x.png")
+        let prepared = try preparePNG(try Fixtures.bytes("rgb8_exif6.png"), name: "x.png", maxPixels: Image.defaultMaxPixels)
         XCTAssertEqual(prepared.exif?.count, 26)
         XCTAssertEqual(types(prepared.stream), ["IHDR", "IDAT", "IEND"])
-        let palette = try preparePNG(try Fixtures.bytes("palette8.png"), name: "p.png")
+        let palette = try preparePNG(try Fixtures.bytes("palette8.png"), name: "p.png", maxPixels: Image.defaultMaxPixels)
         XCTAssertEqual(types(palette.stream), ["IHDR", "PLTE", "IDAT", "IEND"])   // tRNS dropped
-        let gamma = try preparePNG(try Fixtures.bytes("rgb8_gamma1.png"), name: "g.png")
+        let gamma = try preparePNG(try Fixtures.bytes("rgb8_gamma1.png"), name: "g.png", maxPixels: Image.defaultMaxPixels)
         XCTAssertEqual(types(gamma.stream), ["IHDR", "IDAT", "IEND"])              // gAMA, cHRM dropped
     }
 
     func testGrayAlpha16RelabelledAsRGBA8WithValidCRC() throws {
-        let prepared = try preparePNG(try Fixtures.bytes("gray_alpha16.png"), name: "ga.png")
+        let prepared = try preparePNG(try Fixtures.bytes("gray_alpha16.png"), name: "ga.png", maxPixels: Image.defaultMaxPixels)
         XCTAssertTrue(prepared.relabelledGrayAlpha16)
         XCTAssertEqual(prepared.stream[24], 8)
         XCTAssertEqual(prepared.stream[25], 6)
@@ -28,7 +28,7 @@ final class PNGChunksTests: XCTestCase {
 
     func testFirstChunkMustBeIHDR() {
         let bytes = pngSignature + [0, 0, 0, 0] + Array("IEND".utf8) + [0xAE, 0x42, 0x60, 0x82]
-        XCTAssertThrowsError(try preparePNG(bytes, name: "n.png")) { error in
+        XCTAssertThrowsError(try preparePNG(bytes, name: "n.png", maxPixels: Image.defaultMaxPixels)) { error in
             XCTAssertEqual(error as? ImageError, .corruptPNG(name: "n.png", message: "first chunk is 'IEND', expected a 13-byte IHDR"))
         }
     }

@@ -60,7 +60,7 @@ final class PNGTests: XCTestCase {
         let crc = crc32(bytes[12..<29])
         bytes[29..<33] = [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)]
         XCTAssertThrowsError(try Image(decoding: bytes, name: "huge.png")) { error in
-            XCTAssertEqual(error as? ImageError, .tooLarge(name: "huge.png", width: 60000, height: 60000, limit: Image.maxPixels))
+            XCTAssertEqual(error as? ImageError, .tooLarge(name: "huge.png", width: 60000, height: 60000, limit: Image.defaultMaxPixels))
         }
     }
 

@@ -1,13 +1,12 @@
 import FuzzDriver
 import Imaging
 
-/// JPEG / PNG bytes → Image (format by magic bytes). A decompression bomb must be refused
-/// by Image.maxPixels (lowered here so the fuzzer cannot spend its time on huge images).
+/// JPEG / PNG bytes → Image (format by magic bytes). A decompression bomb must be refused by
+/// the decoder's `maxPixels` (low here so the fuzzer cannot spend its time on huge images).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzImage(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    Image.maxPixels = 1 << 20
     let bytes = [UInt8](UnsafeBufferPointer(start: data, count: size))
-    if let image = try? Image(decoding: bytes, name: "fuzz.img") {
+    if let image = try? Image(decoding: bytes, name: "fuzz.img", maxPixels: 1 << 20) {
         _ = image.letterboxed(width: 32, height: 32)
     }
     return 0
