@@ -10,7 +10,7 @@ public func fuzzCfg(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = WeightsReader.parameterBytes(for: model)
         _ = model.totalBflops
         // `summary --methods` and `Network`: the memory plan, the workspace and auto's budget.
-        let methods = model.convolutionMethods(.auto)
+        let methods = model.convolutionMethods(ExecutionOptions())
         _ = model.workspaceBytes(methods: methods)
         _ = model.activationBytes()
     }
