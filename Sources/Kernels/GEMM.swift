@@ -39,10 +39,40 @@ package enum GEMM {
                                  epilogue: RowEpilogue = { _, _, _ in }) -> Double {
         precondition(segments >= 1 && n % segments == 0, "GEMM.multiply: \(n) columns in \(segments) equal segments")
         let product = Product(m: m, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: accumulate,
-                              width: n / segments, cut: parts(m: m, n: n / segments, k: k))
+                              width: n / segments, cut: parts(m: m, n: n / segments, k: k), packed: nil)
+        return run(product, segments: segments, threads: threads, timeEpilogue: timeEpilogue, epilogue: epilogue)
+    }
+
+    /// `multiply` with A packed at load by `PackedGEMM.packWeights` (`m` rows, `k` deep, for
+    /// `kernel`): the same parts, each worker packing its part's columns of B,
+    /// `packedColumnBlock` columns by one K block at a time, into its slice of `scratch`
+    /// (`packedScratchCount(k:)` floats each, `PackedGEMM.maximumWorkers` slices). This saves
+    /// packing A on every call (`cblas_sgemm` packs both operands each time), which is most of
+    /// the packing of a 1×1 layer's GEMM.
+    @discardableResult
+    package static func multiplyPacked(_ kernel: PackedGEMM.Kernel, m: Int, n: Int, k: Int, packedA: UnsafePointer<Float>,
+                                       b: UnsafePointer<Float>, ldb: Int, c: UnsafeMutablePointer<Float>, ldc: Int,
+                                       scratch: UnsafeMutablePointer<Float>, segments: Int = 1, threads: Int,
+                                       timeEpilogue: Bool = false, epilogue: RowEpilogue = { _, _, _ in }) -> Double {
+        precondition(segments >= 1 && n % segments == 0, "GEMM.multiplyPacked: \(n) columns in \(segments) equal segments")
+        let product = Product(m: m, k: k, a: packedA, lda: k, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: false,
+                              width: n / segments, cut: parts(m: m, n: n / segments, k: k), packed: (kernel, scratch))
+        return run(product, segments: segments, threads: min(threads, PackedGEMM.maximumWorkers),
+                   timeEpilogue: timeEpilogue, epilogue: epilogue)
+    }
+
+    /// Columns of B a worker packs at a time in `multiplyPacked` (a multiple of every kernel's unroll).
+    static let packedColumnBlock = 64
+
+    /// Scratch floats one worker of `multiplyPacked` uses: a block of columns, one K block deep.
+    package static func packedScratchCount(k: Int) -> Int { packedColumnBlock * min(k, PackedGEMM.kBlock) }
+
+    /// Runs `product`'s parts on up to `threads` workers, each taking the next part when done.
+    private static func run(_ product: Product, segments: Int, threads: Int, timeEpilogue: Bool,
+                            epilogue: RowEpilogue) -> Double {
         let total = segments * product.cut.count
         let workers = min(threads, total)
-        guard workers > 1 else { return product.run(0..<total, epilogue, timed: timeEpilogue) }
+        guard workers > 1 else { return product.run(0..<total, worker: 0, epilogue, timed: timeEpilogue) }
         // The workers are done when `WorkerPool.run` returns, so the closure never escapes;
         // their parts are disjoint, so no two write the same element of C. Which worker runs a
         // part does not change its bits.
@@ -56,7 +86,7 @@ package enum GEMM {
                     while true {
                         let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                         guard index < total else { return }
-                        seconds[worker] += product.run(index..<index + 1, epilogue, timed: timeEpilogue)
+                        seconds[worker] += product.run(index..<index + 1, worker: worker, epilogue, timed: timeEpilogue)
                     }
                 }
                 return seconds.reduce(0, +) / Double(workers)
@@ -75,6 +105,8 @@ package enum GEMM {
         /// Columns per segment, and how each segment is cut.
         var width: Int
         var cut: (byRows: Bool, count: Int)
+        /// For `multiplyPacked`: A is packed, and each worker packs B's columns into its scratch.
+        var packed: (kernel: PackedGEMM.Kernel, scratch: UnsafeMutablePointer<Float>)?
 
         /// Part `index` (segment `index / cut.count`, piece `index % cut.count`): its rows and columns of C.
         func part(_ index: Int) -> (rows: Range<Int>, columns: Range<Int>) {
@@ -87,18 +119,34 @@ package enum GEMM {
 
         /// The parts `indices`, one after another: each one sgemm, then the epilogue on it.
         /// Returns the seconds spent in the epilogue when `timed`.
-        func run(_ indices: Range<Int>, _ epilogue: RowEpilogue, timed: Bool) -> Double {
+        func run(_ indices: Range<Int>, worker: Int, _ epilogue: RowEpilogue, timed: Bool) -> Double {
             var seconds = 0.0
             for index in indices {
                 let (rows, columns) = part(index)
-                GEMM.serial(m: rows.count, n: columns.count, k: k, a: a + rows.lowerBound * lda, lda: lda,
-                            b: b + columns.lowerBound, ldb: ldb, c: c + rows.lowerBound * ldc + columns.lowerBound, ldc: ldc,
-                            accumulate: accumulate)
-                let start = timed ? ProfileClock.now() : 0
-                for row in rows { epilogue(row, c + row * ldc + columns.lowerBound, columns.count) }
-                if timed { seconds += ProfileClock.seconds(from: start, to: ProfileClock.now()) }
+                guard let (kernel, scratch) = packed else {
+                    GEMM.serial(m: rows.count, n: columns.count, k: k, a: a + rows.lowerBound * lda, lda: lda,
+                                b: b + columns.lowerBound, ldb: ldb, c: c + rows.lowerBound * ldc + columns.lowerBound,
+                                ldc: ldc, accumulate: accumulate)
+                    seconds += finish(rows: rows, columns: columns, epilogue, timed: timed)
+                    continue
+                }
+                // Each block of columns finished while it is still in cache.
+                let own = scratch + worker * GEMM.packedScratchCount(k: k)
+                for first in Swift.stride(from: columns.lowerBound, to: columns.upperBound, by: GEMM.packedColumnBlock) {
+                    let block = first..<min(first + GEMM.packedColumnBlock, columns.upperBound)
+                    PackedGEMM.multiply(kernel, packedWeights: a, rows: m, rowRange: rows, b: b, ldb: ldb, columns: block,
+                                        k: k, scratch: own, c: c, ldc: ldc)
+                    seconds += finish(rows: rows, columns: block, epilogue, timed: timed)
+                }
             }
             return seconds
+        }
+
+        /// The epilogue on rows `rows`, columns `columns` of C; its seconds when `timed`.
+        private func finish(rows: Range<Int>, columns: Range<Int>, _ epilogue: RowEpilogue, timed: Bool) -> Double {
+            let start = timed ? ProfileClock.now() : 0
+            for row in rows { epilogue(row, c + row * ldc + columns.lowerBound, columns.count) }
+            return timed ? ProfileClock.seconds(from: start, to: ProfileClock.now()) : 0
         }
     }
 

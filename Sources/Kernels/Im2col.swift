@@ -17,7 +17,7 @@ package enum Im2col {
     /// block by block so the workspace stays small.
     ///
     /// Batches: channel `c`'s plane is read at `image + c·channelStride` (default
-    /// `height·width`; `batch · height·width` in `Network`'s channel-major batches) and matrix row
+    /// `height·width`; `batch · height·width` in channel-major batches) and matrix row
     /// `r` is written at `columns + r·rowPitch` (default: the row's length), so the images of a
     /// batch unfold side by side into one matrix that one `GEMM.multiply` (with `segments`) multiplies.
     package static func unfold(_ image: UnsafePointer<Float>, channels: Int, height: Int, width: Int,

@@ -70,6 +70,10 @@ package enum PackedGEMM {
     /// kernel in `unrolls`).
     static let cutMultiple = 16
 
+    /// Workers whose scratch a caller of the plain-B `multiply` sets aside (`GEMM.multiplyPacked`);
+    /// more threads than this share the work among this many.
+    package static let maximumWorkers = 8
+
     /// Most of K one kernel call takes (C prototype above: 256 and 128 ran 3–30% slower on K = 512).
     static let kBlock = 512
 
@@ -105,6 +109,17 @@ package enum PackedGEMM {
         }
     }
 
+    /// `rows × k` row-major weights packed for `multiply` (`GEMM.multiplyPacked`), as a new array.
+    package static func packedWeights(_ kernel: Kernel, _ w: [Float], rows: Int, k: Int) -> [Float] {
+        precondition(w.count == rows * k, "PackedGEMM.packedWeights: \(w.count) floats for \(rows)×\(k)")
+        return [Float](unsafeUninitializedCapacity: rows * k) { packed, initialized in
+            if rows * k > 0 {
+                w.withUnsafeBufferPointer { packWeights(kernel, $0.baseAddress!, rows: rows, k: k, ldw: k, into: packed.baseAddress!) }
+            }
+            initialized = rows * k
+        }
+    }
+
     /// Packs `columns` columns of `k` floats (`x[i·ldx + c]`, row-major `k × columns`) for `multiply`.
     package static func packColumns(_ kernel: Kernel, _ x: UnsafePointer<Float>, columns: Int, k: Int, ldx: Int,
                                     into packed: UnsafeMutablePointer<Float>) {
@@ -127,6 +142,23 @@ package enum PackedGEMM {
             let kk = min(kBlock, k - k0)
             _ = kernel.kernel(columnRange.count, rowRange.count, kk, 1, packedColumns + k0 * columns + c0 * kk,
                               packedWeights + k0 * rows + r0 * kk, origin, ldc)
+        }
+    }
+
+    /// `C[rowRange × columns] = W · B[:, columns]` for plain row-major B (`k × …`, `ldb`): each K
+    /// block of the columns is packed into `scratch` (`columns.count × min(k, kBlock)` floats)
+    /// and multiplied at once, so the scratch holds one block however deep K is. The same kernel
+    /// calls, in the same order, as packing every block first (`packColumns`, `multiply`).
+    package static func multiply(_ kernel: Kernel, packedWeights: UnsafePointer<Float>, rows: Int, rowRange: Range<Int>,
+                                 b: UnsafePointer<Float>, ldb: Int, columns: Range<Int>, k: Int,
+                                 scratch: UnsafeMutablePointer<Float>, c: UnsafeMutablePointer<Float>, ldc: Int) {
+        let origin = c + rowRange.lowerBound * ldc + columns.lowerBound
+        for row in 0..<rowRange.count { (origin + row * ldc).update(repeating: 0, count: columns.count) }
+        for k0 in Swift.stride(from: 0, to: k, by: kBlock) {
+            let kk = min(kBlock, k - k0)
+            _ = kernel.packColumnsCopy(kk, columns.count, b + k0 * ldb + columns.lowerBound, ldb, scratch)
+            _ = kernel.kernel(columns.count, rowRange.count, kk, 1, scratch, packedWeights + k0 * rows + rowRange.lowerBound * kk,
+                              origin, ldc)
         }
     }
 

@@ -23,7 +23,7 @@ enum MethodTable {
         text += String(format: "total %.1f MB of parameters (%.1f MB as darknet stores them); %d Winograd layers\n",
                        Double(total) / 1e6, Double(plain) / 1e6, count)
         text += String(format: "activations %.1f MB, workspace %.1f MB (one image)\n",
-                       Double(model.activationBytes()) / 1e6, Double(model.workspaceBytes(methods: methods)) / 1e6)
+                       Double(model.activationBytes()) / 1e6, Double(model.workspaceBytes(methods: methods, options: options)) / 1e6)
         // What `auto` chooses depends on it (`ModelDescription.convolutionMethods`).
         text += "packed weights: \(options.packedKernel ?? "none, cblas_sgemm only")\n"
         return text

@@ -45,6 +45,7 @@ final class WeightsReaderTests: XCTestCase {
         case .gemm(let route): (route.weights + route.spec.biases).map(\.bitPattern)
         case .im2col(let route): (route.weights + route.spec.biases).map(\.bitPattern)
         case .winograd(let route): (route.weights + route.spec.biases).map(\.bitPattern)
+        case .winogradStride2(let route): (route.weights + route.spec.biases).map(\.bitPattern)
         }
     }
 
@@ -241,8 +242,8 @@ final class WeightsReaderTests: XCTestCase {
     /// Preparing while reading (`PreparedModel(weightsBytes:)`) gives, bit for bit, what reading
     /// plainly and preparing afterwards gives: the layers transformed at load only pass through
     /// the reader's scratch buffer (reused across layers of different sizes, with and without
-    /// batch norm), the streamed ones are reordered, the others (stride 2, 1×1, im2col) stay
-    /// plain. A small model on synthetic weights, so the AddressSanitizer pass of CI stays short.
+    /// batch norm; the stride-2 one among them), the streamed ones are reordered, the others
+    /// (1×1, im2col) stay plain. A small model on synthetic weights, so the AddressSanitizer pass of CI stays short.
     func testReadingPreparesEachConvolutionForItsMethod() throws {
         let model = try ModelDescription(text: """
             [net]\nwidth=32\nheight=32\nchannels=3
@@ -264,10 +265,11 @@ final class WeightsReaderTests: XCTestCase {
                 let (got, expected) = (try XCTUnwrap(read.convolutions[layer.index]), try XCTUnwrap(prepared.convolutions[layer.index]))
                 XCTAssertEqual(Self.bits(got), Self.bits(expected), "\(algorithm) layer \(layer.index)")
             }
-            // Layers 0, 1, 4 and 5 are 3×3 stride 1: a forced Winograd method takes all four,
-            // `auto` the three with 16 input channels or more.
+            // Layers 0, 1, 4 and 5 are 3×3 stride 1 and layer 2 3×3 stride 2: a forced Winograd
+            // method takes all five, `auto` the four with 16 input channels or more.
             let winograd = read.methods.filter { $0?.isWinograd == true }.count
-            XCTAssertEqual(winograd, [.im2col: 0, .auto: 3][algorithm] ?? 4, "\(algorithm)")
+            XCTAssertEqual(winograd, [.im2col: 0, .auto: 4][algorithm] ?? 5, "\(algorithm)")
+            XCTAssertEqual(read.methods[2], algorithm == .im2col ? .im2col : .winogradStride2, "\(algorithm)")
         }
     }
 

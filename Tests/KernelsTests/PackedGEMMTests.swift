@@ -1,4 +1,5 @@
 @testable import Kernels
+import Foundation
 import XCTest
 
 /// `PackedGEMM` against a product summed in Double, on odd shapes: tails in both panel
@@ -73,5 +74,65 @@ final class PackedGEMMTests: XCTestCase {
         }
         for i in whole.indices { XCTAssertEqual(runs[0][i], whole[i], accuracy: 1e-5 * Float(k).squareRoot(), "element \(i)") }
         XCTAssertTrue(runs[0].map(\.bitPattern) == runs[1].map(\.bitPattern))
+    }
+
+    /// `GEMM.multiplyPacked` (weights packed once, B packed by each worker in blocks of 64
+    /// columns): the naive product's values on odd shapes (K across blocks, shapes cut by rows
+    /// and by columns, one part and several), the same bits on 1, 2, 3 and 8 workers, each
+    /// segment the bits it gets alone, and the epilogue once on every element after its product.
+    func testMultiplyPackedMatchesTheReference() throws {
+        let kernel = try XCTUnwrap(PackedGEMM.kernel, "OpenBLAS's \(GEMM.coreName) kernel is not available here")
+        var generator = SplitMix64(state: 37)
+        for (m, n, k, segments) in [(1, 1, 1, 1), (5, 70, 9, 1), (37, 130, 27, 2), (128, 169, 600, 1), (64, 1040, 64, 2),
+                                    (40, 3 * 169, 256, 3)] {
+            let w = (0..<(m * k)).map { _ in generator.uniform(-1, 1) }
+            let x = (0..<(k * n)).map { _ in generator.uniform(-1, 1) }
+            let packed = PackedGEMM.packedWeights(kernel, w, rows: m, k: k)
+            let expected = GEMM.reference(m: m, n: n, k: k, a: w, b: x)
+            var scratch = [Float](repeating: .nan, count: PackedGEMM.maximumWorkers * GEMM.packedScratchCount(k: k))
+            func run(threads: Int, columns: Range<Int> = 0..<n, segments: Int) -> (c: [Float], finished: [Int]) {
+                let width = columns.count
+                let b: [Float] = (0..<k).flatMap { (row: Int) -> ArraySlice<Float> in
+                    x[(row * n + columns.lowerBound)..<(row * n + columns.upperBound)]
+                }
+                var c = [Float](repeating: .nan, count: m * width)
+                var finished = [Int](repeating: 0, count: m * width)
+                let lock = NSLock()
+                c.withUnsafeMutableBufferPointer { cp in
+                    let base = cp.baseAddress!
+                    GEMM.multiplyPacked(kernel, m: m, n: width, k: k, packedA: packed, b: b, ldb: width, c: base, ldc: width,
+                                        scratch: &scratch, segments: segments, threads: threads) { row, start, count in
+                        lock.lock()
+                        for j in 0..<count {
+                            let index = base.distance(to: start) + j
+                            XCTAssertFalse(start[j].isNaN, "epilogue before the product at \(index)")
+                            finished[index] += 1
+                        }
+                        XCTAssertEqual(base.distance(to: start) / width, row)
+                        lock.unlock()
+                    }
+                }
+                return (c, finished)
+            }
+            let label = "\(m)×\(n)×\(k), \(segments) segments"
+            let one = run(threads: 1, segments: segments)
+            XCTAssertEqual(one.finished, [Int](repeating: 1, count: m * n), label)
+            for i in 0..<(m * n) {
+                XCTAssertEqual(one.c[i], expected[i], accuracy: 1e-5 * Float(k).squareRoot(), "\(label) at \(i)")
+            }
+            for threads in [2, 3, 8] {
+                XCTAssertEqual(run(threads: threads, segments: segments).c.map(\.bitPattern), one.c.map(\.bitPattern),
+                               "\(label), \(threads) workers")
+            }
+            let width = n / segments
+            for segment in 0..<segments where segments > 1 {
+                let alone = run(threads: 2, columns: (segment * width)..<((segment + 1) * width), segments: 1).c
+                let part: [Float] = (0..<m).flatMap { (row: Int) -> ArraySlice<Float> in
+                    let start = row * n + segment * width
+                    return one.c[start..<(start + width)]
+                }
+                XCTAssertEqual(part.map(\.bitPattern), alone.map(\.bitPattern), "\(label), segment \(segment) alone")
+            }
+        }
     }
 }

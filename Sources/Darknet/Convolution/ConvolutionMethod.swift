@@ -7,10 +7,12 @@ public enum ConvolutionAlgorithm: String, Sendable, Hashable, CaseIterable {
     /// darknet's method everywhere: im2col + GEMM (1×1 stride-1 layers multiply the input directly).
     case im2col
     /// Winograd F(4×4, 3×3) with weights transformed at load on every 3×3 stride-1 layer without
-    /// groups (4× their weights); im2col on the others.
+    /// groups (4× their weights), the stride-2 Winograd on every 3×3 stride-2 one (25/9 of
+    /// them); im2col on the others.
     case winograd
-    /// Winograd F(4×4, 3×3) with the weights transformed during each pass on every such layer
-    /// (darknet's memory); needs OpenBLAS's packed kernel, else those layers run `winograd`.
+    /// Winograd F(4×4, 3×3) with the weights transformed during each pass on every 3×3 stride-1
+    /// layer without groups (darknet's memory; needs OpenBLAS's packed kernel, else those layers
+    /// run `winograd`), the stride-2 Winograd on the stride-2 ones, as `winograd`.
     case winogradStreamed = "winograd-streamed"
 }
 
@@ -28,17 +30,28 @@ public enum ConvolutionMethod: String, Sendable, Hashable, CaseIterable {
     case winograd
     /// Winograd F(4×4, 3×3), weights transformed during each pass (`WinogradConvolution`).
     case winogradStreamed = "winograd-streamed"
+    /// Winograd for 3×3 stride-2 layers in 2×2 output tiles, weights transformed at load
+    /// (`WinogradStride2Convolution`).
+    case winogradStride2 = "winograd-stride2"
 
     /// True for the Winograd methods.
-    public var isWinograd: Bool { self == .winograd || self == .winogradStreamed }
+    public var isWinograd: Bool { self == .winograd || self == .winogradStreamed || self == .winogradStride2 }
 
-    /// Floats the method holds per 3×3 kernel (9 as darknet stores them; 36 transformed).
-    var floatsPerKernel: Int { self == .winograd ? 36 : 9 }
+    /// Floats the method holds per 3×3 kernel (9 as darknet stores them; 36 or 25 transformed).
+    var floatsPerKernel: Int {
+        switch self {
+        case .winograd: 36
+        case .winogradStride2: 25
+        case .gemm, .im2col, .im2colBands, .winogradStreamed: 9
+        }
+    }
 }
 
 extension Convolutional {
     /// True when Winograd F(4×4, 3×3) can compute this layer: 3×3, stride 1, no dilation, no groups.
     public var winogradEligible: Bool { size == 3 && stride == 1 && strideY == 1 && dilation == 1 && groups == 1 }
+    /// True when `WinogradStride2` can compute this layer: 3×3, stride 2, no dilation, no groups.
+    public var winogradStride2Eligible: Bool { size == 3 && stride == 2 && strideY == 2 && dilation == 1 && groups == 1 }
 
     /// True when the products are a plain matrix product of weights and input (1×1, stride 1, no padding).
     public var isPointwise: Bool { size == 1 && stride == 1 && strideY == 1 && padding == 0 }

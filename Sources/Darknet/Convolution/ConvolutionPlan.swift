@@ -27,20 +27,21 @@ extension ModelDescription {
     /// wide im2col matrices `im2col-bands` (`Im2colBands`).
     ///
     /// `auto` keeps a network of `batch` images within twice the parameter bytes darknet stores
-    /// (about 2× the `.weights` file) while it gives Winograd F(4×4) the 3×3 stride-1 layers
-    /// with at least 16 input channels (below that the GEMMs are too thin to pay for the
-    /// transforms):
-    /// 1. streamed (`winograd-streamed`, darknet's memory) to every such layer, when OpenBLAS's
-    ///    packed kernel streams it (`Winograd.streams`);
-    /// 2. then weights transformed at load (`winograd`, 3× more bytes per layer), smallest output
-    ///    first, while the budget allows: on small grids each weight serves few tiles, so the
-    ///    transform during the pass costs most there (yolov3 at 416: a 13×13 layer 5.0 ms
-    ///    streamed against 3.9 transformed at load, a 52×52 one 2.9 against 3.05).
+    /// (about 2× the `.weights` file) while it gives Winograd the 3×3 layers with at least 16
+    /// input channels (below that the GEMMs are too thin to pay for the transforms):
+    /// 1. F(4×4) streamed (`winograd-streamed`, darknet's memory) to every stride-1 one, when
+    ///    OpenBLAS's packed kernel streams it (`Winograd.streams`);
+    /// 2. the stride-2 Winograd (`winograd-stride2`, 25/9 of the weights) to the stride-2 ones,
+    ///    largest output first (the fewest channels: the cheapest weights);
+    /// 3. F(4×4) with weights transformed at load (`winograd`, 4× the weights), smallest output
+    ///    first, where streaming loses: on small grids (under 100 tiles: each weight serves few
+    ///    tiles, so the transform during the pass costs most), and before a 2×2 pool only this
+    ///    route computes as it goes (`Network.fusedPools`); without the packed kernel, on every one.
     ///
-    /// The budget for the extra weights is what remains of twice the parameters after the plain
-    /// parameters, the activation arena (`MemoryPlan`), the workspace and `processReserveBytes`,
-    /// but at least `winogradAllowance`; a layer whose workspace is larger than the others' pays
-    /// for the growth too. So the choice depends on the input size.
+    /// Each step takes a layer only while the budget allows: what remains of twice the
+    /// parameters after the plain parameters, the activation arena (`MemoryPlan`), the workspace
+    /// and `processReserveBytes`, but at least `winogradAllowance`; a layer whose workspace is
+    /// larger than the others' pays for the growth too. So the choice depends on the input size.
     public func convolutionMethods(_ options: ExecutionOptions = .init(), batch: Int = 1) -> [ConvolutionMethod?] {
         let streams = { (conv: Convolutional) in Winograd.streams(filters: conv.filters, kernel: options.kernels.packed) }
         var methods = plainMethods(options.blocking)
@@ -49,7 +50,9 @@ extension ModelDescription {
             break
         case .winograd, .winogradStreamed:
             for layer in layers {
-                guard case .convolutional(let conv) = layer.kind, conv.winogradEligible else { continue }
+                guard case .convolutional(let conv) = layer.kind else { continue }
+                if conv.winogradStride2Eligible { methods[layer.index] = .winogradStride2 }
+                guard conv.winogradEligible else { continue }
                 methods[layer.index] = options.convolutionAlgorithm == .winogradStreamed && streams(conv) ? .winogradStreamed : .winograd
             }
         case .auto:
@@ -72,24 +75,24 @@ extension ModelDescription {
     /// layer a method it would otherwise have got (`autoIsMemoryBound`).
     private func autoMethods(_ options: ExecutionOptions, batch: Int) -> (methods: [ConvolutionMethod?], bound: Bool) {
         var methods = plainMethods(options.blocking)
-        let candidates = layers.compactMap { layer -> (layer: Layer, conv: Convolutional)? in
-            guard case .convolutional(let conv) = layer.kind, conv.winogradEligible, layer.input.channels >= 16 else { return nil }
-            return (layer, conv)
-        }.sorted { ($0.layer.output.height * $0.layer.output.width, $0.layer.index) < ($1.layer.output.height * $1.layer.output.width, $1.layer.index) }
+        let candidates = layers.filter { layer in
+            guard case .convolutional(let conv) = layer.kind, layer.input.channels >= 16 else { return false }
+            return conv.winogradEligible || conv.winogradStride2Eligible
+        }
+        let area = { (layer: Layer) in layer.output.height * layer.output.width }
         let float = MemoryLayout<Float>.stride
-        var workspace = Network.workspaceCount(for: self, methods: methods, batch: batch, blocking: options.blocking)
+        var workspace = Network.workspaceCount(for: self, methods: methods, batch: batch, kernels: options.kernels)
         let parameters = WeightsReader.parameterBytes(for: self)
         let held = parameters + activationBytes(batch: batch) + workspace * float + processReserveBytes
         let twice = 2 * parameters - held
         let allowance = Self.winogradAllowance(parameters: parameters)
         var budget = max(twice, allowance)
         var refused = false
-        /// Gives `candidate` `method` when its extra weights and workspace growth fit the budget.
-        func take(_ candidate: (layer: Layer, conv: Convolutional), _ method: ConvolutionMethod) {
-            let layer = candidate.layer
-            let weights = candidate.conv.filters * candidate.conv.fanIn(inputChannels: layer.input.channels) * float
-            let needed = PreparedConvolution.workspaceCount(layer, candidate.conv, method: method, images: batch,
-                                                            blocking: options.blocking)
+        /// Gives `layer` `method` when its extra weights and workspace growth fit the budget.
+        func take(_ layer: Layer, _ method: ConvolutionMethod) {
+            guard case .convolutional(let conv) = layer.kind else { return }
+            let weights = conv.filters * conv.fanIn(inputChannels: layer.input.channels) * float
+            let needed = PreparedConvolution.workspaceCount(layer, conv, method: method, images: batch, kernels: options.kernels)
             let heldNow = methods[layer.index]?.floatsPerKernel ?? 9
             let bytes = weights * (method.floatsPerKernel - heldNow) / 9 + max(0, needed - workspace) * float
             guard bytes <= budget else {
@@ -100,10 +103,20 @@ extension ModelDescription {
             budget -= bytes
             workspace = max(workspace, needed)
         }
-        for candidate in candidates where Winograd.streams(filters: candidate.conv.filters, kernel: options.kernels.packed) {
-            take(candidate, .winogradStreamed)
+        let stride1 = candidates.filter { if case .convolutional(let conv) = $0.kind { conv.winogradEligible } else { false } }
+        let stride2 = candidates.filter { if case .convolutional(let conv) = $0.kind { conv.winogradStride2Eligible } else { false } }
+        let streamable = { (layer: Layer) in
+            if case .convolutional(let conv) = layer.kind { Winograd.streams(filters: conv.filters, kernel: options.kernels.packed) }
+            else { false }
         }
-        for candidate in candidates { take(candidate, .winograd) }
+        let pools = MemoryPlan(layers: layers, batch: batch).poolWrittenEarly
+        for layer in stride1 where streamable(layer) { take(layer, .winogradStreamed) }
+        for layer in stride2.sorted(by: { (area($0), -$0.index) > (area($1), -$1.index) }) { take(layer, .winogradStride2) }
+        for layer in stride1.sorted(by: { (area($0), $0.index) < (area($1), $1.index) }) {
+            let tiles = Winograd.tiles(outHeight: layer.output.height, outWidth: layer.output.width)
+            let pooled = layer.index + 1 < layers.count && pools[layer.index + 1]
+            if !streamable(layer) || tiles.rows * tiles.columns < 100 || pooled { take(layer, .winograd) }
+        }
         // Bound when a layer was refused and the budget was twice the weights, or the process
         // holds more than twice its weights anyway (a large batch). When the floor was larger
         // than what twice the weights left, spending it did not bring the process to twice.
@@ -126,9 +139,9 @@ extension ModelDescription {
         return (MemoryPlan(layers: layers, batch: batch).arenaFloats + input) * MemoryLayout<Float>.stride
     }
 
-    /// Bytes of the workspace a network of `batch` images allocates when its layers run `methods`.
-    public func workspaceBytes(methods: [ConvolutionMethod?], batch: Int = 1, blocking: Blocking = Blocking()) -> Int {
-        Network.workspaceCount(for: self, methods: methods, batch: batch, blocking: blocking) * MemoryLayout<Float>.stride
+    /// Bytes of the workspace a network of `batch` images allocates when its layers run `methods` under `options`.
+    public func workspaceBytes(methods: [ConvolutionMethod?], batch: Int = 1, options: ExecutionOptions = .init()) -> Int {
+        Network.workspaceCount(for: self, methods: methods, batch: batch, kernels: options.kernels) * MemoryLayout<Float>.stride
     }
 
     /// Bytes of parameters layer `index` holds at inference under `method`: folded weights

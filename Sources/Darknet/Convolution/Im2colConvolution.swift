@@ -8,18 +8,30 @@ import Kernels
 /// instead (`Im2colBands`: each worker unfolds, multiplies and finishes its own bands of output
 /// rows, and can pool them). The others unfold at most `Blocking.im2colFloats` at a time: whole
 /// images side by side into one matrix (one GEMM, its columns cut per image as if alone), or,
-/// when one image is larger than that, blocks of output rows.
+/// when one image is larger than that, blocks of output rows. Those GEMMs take weights packed
+/// at load for OpenBLAS's kernel when there is one and the layer has one group, as
+/// `PointwiseConvolution` does; bands keep darknet's layout (their GEMMs are `cblas_sgemm`'s).
 struct Im2colConvolution: ConvolutionRoute {
     let spec: ConvolutionSpec
-    /// `filters × C/groups × size × size`, as darknet stores them (batch norm folded in).
+    /// `filters × C/groups × size × size`, as darknet stores them (batch norm folded in), or
+    /// packed for `kernel`.
     let weights: [Float]
     /// Output rows a band, or nil when the matrix is not short enough for bands.
     let bandRows: Int?
+    /// The kernel the weights were packed for; nil: darknet's layout, multiplied by `cblas_sgemm`.
+    let kernel: PackedGEMM.Kernel?
 
-    init(_ spec: ConvolutionSpec, weights: [Float], blocking: Blocking) {
+    init(_ spec: ConvolutionSpec, weights: [Float], kernels: KernelContext) {
         self.spec = spec
-        self.weights = weights
-        bandRows = Im2colBands.bandRows(spec.group, blocking)
+        bandRows = Im2colBands.bandRows(spec.group, kernels.blocking)
+        kernel = Self.packs(spec.group, groups: spec.groups, blocking: kernels.blocking) ? kernels.packed : nil
+        let g = spec.group
+        self.weights = kernel.map { PackedGEMM.packedWeights($0, weights, rows: g.filters, k: g.k) } ?? weights
+    }
+
+    /// True when the GEMMs of a layer of group shape `g` take packed weights: one group, not in bands.
+    static func packs(_ g: ConvolutionGeometry, groups: Int, blocking: Blocking) -> Bool {
+        groups == 1 && Im2colBands.bandRows(g, blocking) == nil
     }
 
     var method: ConvolutionMethod { bandRows == nil ? .im2col : .im2colBands }
@@ -32,12 +44,21 @@ struct Im2colConvolution: ConvolutionRoute {
     }
 
     func workspaceCount(images: Int, blocking: Blocking) -> Int {
-        Self.workspaceCount(spec.group, images: images, blocking: blocking)
+        Self.unfoldedCount(spec.group, images: images, blocking: blocking)
+            + (kernel == nil ? 0 : PointwiseConvolution.packedScratchCount(spec.group))
     }
 
     /// Floats of workspace one group of shape `g` needs for `images` images: every worker's
-    /// band, or the block of the unfolded matrix.
-    static func workspaceCount(_ g: ConvolutionGeometry, images: Int, blocking: Blocking) -> Int {
+    /// band, or the block of the unfolded matrix, then with packed weights (`packs`, when
+    /// `kernels` has the packed kernel) every worker's block of packed columns.
+    static func workspaceCount(_ g: ConvolutionGeometry, groups: Int, images: Int, kernels: KernelContext) -> Int {
+        let packed = kernels.packed != nil && packs(g, groups: groups, blocking: kernels.blocking)
+        return unfoldedCount(g, images: images, blocking: kernels.blocking)
+            + (packed ? PointwiseConvolution.packedScratchCount(g) : 0)
+    }
+
+    /// Floats of every worker's band, or of the block of the unfolded matrix.
+    private static func unfoldedCount(_ g: ConvolutionGeometry, images: Int, blocking: Blocking) -> Int {
         if let bandRows = Im2colBands.bandRows(g, blocking) { return Im2colBands.workspaceCount(g, bandRows: bandRows) }
         let (rows, imagesPerBlock) = blocks(g, images: images, blocking)
         return g.k * (rows == g.outHeight ? imagesPerBlock * g.spatial : rows * g.outWidth)
@@ -68,13 +89,21 @@ struct Im2colConvolution: ConvolutionRoute {
                         timer?.lap(\.gemm, shares: (\.im2col, seconds.im2col), (\.epilogue, seconds.epilogue))
                         continue
                     }
-                    // Finishes rows of the GEMM's C, which starts at `c` inside `output`.
+                    func finish(_ filter: Int, _ start: UnsafeMutablePointer<Float>, _ count: Int) {
+                        epilogue.finish(start, count: count, filter: filter, offset: output.base.distance(to: start))
+                    }
+                    // The GEMM of the unfolded block, whose C starts at `c` inside `output`.
                     func multiply(columns: Int, c: UnsafeMutablePointer<Float>, segments: Int) {
-                        let seconds = GEMM.multiply(m: g.filters, n: columns, k: g.k, a: groupWeights, lda: g.k,
-                                                    b: workspace, ldb: columns, c: c, ldc: output.channelStride,
-                                                    segments: segments, threads: context.threads,
-                                                    timeEpilogue: timer != nil) { filter, start, count in
-                            epilogue.finish(start, count: count, filter: filter, offset: output.base.distance(to: start))
+                        let seconds = if let kernel {
+                            GEMM.multiplyPacked(kernel, m: g.filters, n: columns, k: g.k, packedA: groupWeights,
+                                                b: workspace, ldb: columns, c: c, ldc: output.channelStride,
+                                                scratch: workspace + Self.unfoldedCount(g, images: io.images, blocking: context.blocking),
+                                                segments: segments, threads: context.threads, timeEpilogue: timer != nil,
+                                                epilogue: finish)
+                        } else {
+                            GEMM.multiply(m: g.filters, n: columns, k: g.k, a: groupWeights, lda: g.k, b: workspace, ldb: columns,
+                                          c: c, ldc: output.channelStride, segments: segments, threads: context.threads,
+                                          timeEpilogue: timer != nil, epilogue: finish)
                         }
                         timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
                     }

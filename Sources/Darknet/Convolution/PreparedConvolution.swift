@@ -7,11 +7,13 @@ import Kernels
 /// Each case is one route, in its own file beside this one:
 /// - `gemm`: 1×1 stride-1 layers, one GEMM on the input (`PointwiseConvolution`);
 /// - `im2col`: darknet's im2col + GEMM, in blocks or in bands (`Im2colConvolution`);
-/// - `winograd`: F(4×4, 3×3), weights transformed at load or during each pass (`WinogradConvolution`).
+/// - `winograd`: F(4×4, 3×3), weights transformed at load or during each pass (`WinogradConvolution`);
+/// - `winogradStride2`: 3×3 stride-2 layers in 2×2 tiles (`WinogradStride2Convolution`).
 enum PreparedConvolution: Sendable {
     case gemm(PointwiseConvolution)
     case im2col(Im2colConvolution)
     case winograd(WinogradConvolution)
+    case winogradStride2(WinogradStride2Convolution)
 
     /// `weights` (plain, folded) prepared for `method` on `layer`. A method the layer cannot
     /// run (Winograd on a layer of another shape, streamed without the packed kernel) falls back
@@ -20,10 +22,12 @@ enum PreparedConvolution: Sendable {
          options: ExecutionOptions) {
         let spec = ConvolutionSpec(layer, conv, biases: weights.biases)
         switch Self.runnable(method, conv, options) {
-        case .gemm: self = .gemm(PointwiseConvolution(spec, weights: weights.weights))
-        case .im2col, .im2colBands: self = .im2col(Im2colConvolution(spec, weights: weights.weights, blocking: options.blocking))
+        case .gemm: self = .gemm(PointwiseConvolution(spec, weights: weights.weights, kernel: options.kernels.packed))
+        case .im2col, .im2colBands: self = .im2col(Im2colConvolution(spec, weights: weights.weights, kernels: options.kernels))
         case .winograd: self = .winograd(WinogradConvolution(spec, plain: weights.weights, streamed: false, options: options))
         case .winogradStreamed: self = .winograd(WinogradConvolution(spec, plain: weights.weights, streamed: true, options: options))
+        case .winogradStride2:
+            self = .winogradStride2(weights.weights.withUnsafeBufferPointer { WinogradStride2Convolution(spec, plain: $0, options: options) })
         }
     }
 
@@ -37,6 +41,8 @@ enum PreparedConvolution: Sendable {
             guard conv.winogradEligible else { return .im2col }
             let streams = method == .winogradStreamed && Winograd.streams(filters: conv.filters, kernel: options.kernels.packed)
             return streams ? .winogradStreamed : .winograd
+        case .winogradStride2:
+            return conv.winogradStride2Eligible ? .winogradStride2 : .im2col
         }
     }
 
@@ -45,6 +51,7 @@ enum PreparedConvolution: Sendable {
         case .gemm(let route): route
         case .im2col(let route): route
         case .winograd(let route): route
+        case .winogradStride2(let route): route
         }
     }
 
@@ -52,18 +59,23 @@ enum PreparedConvolution: Sendable {
     /// Bytes of weights and biases held.
     var parameterBytes: Int { route.parameterBytes }
 
-    /// Floats of workspace `method` needs on `layer` for `images` images, before any weights
-    /// exist (what planning and `Network` size the workspace by).
+    /// Floats of workspace `method` needs on `layer` for `images` images under `kernels`, before
+    /// any weights exist (what planning and `Network` size the workspace by).
     static func workspaceCount(_ layer: Layer, _ conv: Convolutional, method: ConvolutionMethod, images: Int,
-                               blocking: Blocking) -> Int {
+                               kernels: KernelContext) -> Int {
         let geometry = ConvolutionSpec.geometry(layer, conv)
+        let group = ConvolutionSpec.group(geometry, groups: conv.groups)
+        let blocking = kernels.blocking
         switch method {
-        case .gemm: return 0
+        case .gemm:
+            return kernels.packed != nil && PointwiseConvolution.packs(groups: conv.groups)
+                ? PointwiseConvolution.packedScratchCount(group) : 0
         case .im2col, .im2colBands:
-            return Im2colConvolution.workspaceCount(ConvolutionSpec.group(geometry, groups: conv.groups), images: images,
-                                                    blocking: blocking)
+            return Im2colConvolution.workspaceCount(group, groups: conv.groups, images: images, kernels: kernels)
         case .winograd, .winogradStreamed:
             return Winograd.workspaceCount(geometry, images: images, streamed: method == .winogradStreamed, blocking: blocking)
+        case .winogradStride2:
+            return WinogradStride2.workspaceCount(geometry, blocking: blocking)
         }
     }
 }

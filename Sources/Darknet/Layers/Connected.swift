@@ -100,7 +100,7 @@ extension Connected: LayerType {
         return .connected(ConnectedWeights(weights: folded.weights, biases: folded.biases))
     }
 
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, blocking: Blocking) -> Int {
+    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
         LayerRun.eachImageCount(layer, batch: batch)
     }
 

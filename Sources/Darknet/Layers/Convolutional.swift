@@ -183,8 +183,8 @@ extension Convolutional: LayerType {
                                      rollingVariance: arrays[3]))
     }
 
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, blocking: Blocking) -> Int {
-        PreparedConvolution.workspaceCount(layer, self, method: method ?? .im2col, images: batch, blocking: blocking)
+    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
+        PreparedConvolution.workspaceCount(layer, self, method: method ?? .im2col, images: batch, kernels: kernels)
     }
 
     func bflops(_ layer: Layer) -> Double { bflops(input: layer.input, output: layer.output) }

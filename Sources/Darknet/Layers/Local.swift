@@ -129,7 +129,7 @@ extension Local: LayerType {
     }
 
     /// The im2col columns (after one gathered image and its output in a batch).
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, blocking: Blocking) -> Int {
+    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
         size * size * layer.input.channels * layer.output.height * layer.output.width + LayerRun.eachImageCount(layer, batch: batch)
     }
 

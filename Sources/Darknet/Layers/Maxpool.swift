@@ -224,7 +224,7 @@ extension Maxpool: LayerType {
         return ParsedLayer(kind: .maxpool(pool), input: context.input, output: output)
     }
 
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, blocking: Blocking) -> Int {
+    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
         depthChannels == nil ? 0 : LayerRun.eachImageCount(layer, batch: batch)
     }
 

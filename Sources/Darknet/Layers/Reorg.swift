@@ -91,7 +91,7 @@ extension Reorg: LayerType {
         return ParsedLayer(kind: .reorg(reorg), input: context.input, output: output)
     }
 
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, blocking: Blocking) -> Int {
+    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
         LayerRun.eachImageCount(layer, batch: batch)
     }
 

@@ -58,7 +58,7 @@ extension Softmax: LayerType {
                     output: context.input)
     }
 
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, blocking: Blocking) -> Int {
+    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
         LayerRun.eachImageCount(layer, batch: batch)
     }
 

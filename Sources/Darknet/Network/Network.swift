@@ -76,7 +76,7 @@ public final class Network {
         self.plan = plan
         self.fusedPools = Self.fusedPools(model: model, convolutions: prepared.convolutions, plan: plan)
         let workspaceCount = Self.workspaceCount(for: model, methods: prepared.methods, batch: batch,
-                                                 blocking: prepared.options.blocking)
+                                                 kernels: prepared.options.kernels)
         let inputFloats = batch > 1 ? batch * model.inputShape.count : 0
         let bytes = (plan.totalFloats + workspaceCount + inputFloats) * MemoryLayout<Float>.stride
         let limit = model.limits.maximumActivationBytes
@@ -106,9 +106,9 @@ public final class Network {
     /// `methods` (indexed by layer): the largest any layer needs (`LayerType.workspaceCount`:
     /// im2col blocks, Winograd's transformed tiles, image-by-image copies of a batch).
     static func workspaceCount(for model: ModelDescription, methods: [ConvolutionMethod?], batch: Int,
-                               blocking: Blocking) -> Int {
+                               kernels: KernelContext) -> Int {
         model.layers.reduce(0) { count, layer in
-            max(count, layer.kind.type.workspaceCount(layer, batch: batch, method: methods[layer.index], blocking: blocking))
+            max(count, layer.kind.type.workspaceCount(layer, batch: batch, method: methods[layer.index], kernels: kernels))
         }
     }
 

@@ -95,7 +95,8 @@ public enum WeightsReader {
         var convolutions = [PreparedConvolution?](repeating: nil, count: model.layers.count)
         var others = [LayerWeights?](repeating: nil, count: model.layers.count)
         // Layers transformed at load take their folded weights from a scratch buffer.
-        try walk(bytes, file: file, for: model, threads: options.threads, scratch: { methods[$0.index] == .winograd },
+        let transformed: Set<ConvolutionMethod?> = [.winograd, .winogradStride2]
+        try walk(bytes, file: file, for: model, threads: options.threads, scratch: { transformed.contains(methods[$0.index]) },
                  consumed: consumed) { layer, parameters in
             guard case .convolutional(let conv) = layer.kind else {
                 if case .plain(let weights) = parameters { others[layer.index] = weights }
@@ -108,7 +109,9 @@ public enum WeightsReader {
                                                                 options: options)
             case .scratch(let plain, let biases):
                 let spec = ConvolutionSpec(layer, conv, biases: biases)
-                convolutions[layer.index] = .winograd(WinogradConvolution(spec, transforming: plain, options: options))
+                convolutions[layer.index] = methods[layer.index] == .winogradStride2
+                    ? .winogradStride2(WinogradStride2Convolution(spec, plain: plain, options: options))
+                    : .winograd(WinogradConvolution(spec, transforming: plain, options: options))
             }
         }
         return try PreparedModel(model: model, options: options, convolutions: convolutions, weights: others)

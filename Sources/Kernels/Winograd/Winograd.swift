@@ -77,25 +77,11 @@ package enum Winograd {
                     }
                 }
             }
-            if let packed { packPositions(u.baseAddress!, filters: filters, channels: channels, kernel: packed, threads: threads) }
-            initialized = positions * plane
-        }
-    }
-
-    /// Packs each position's `filters × channels` plane of `U` in place into the panel layout
-    /// of `PackedGEMM.packWeights`, a position per worker through a copy aside.
-    static func packPositions(_ u: UnsafeMutablePointer<Float>, filters: Int, channels: Int, kernel: PackedGEMM.Kernel,
-                              threads: Int) {
-        let plane = filters * channels
-        nonisolated(unsafe) let u = u
-        Parallel.forChunks(of: positions, work: positions * plane, threads: threads) { range in
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: plane) { aside in
-                for position in range {
-                    let target = u + position * plane
-                    aside.baseAddress!.update(from: target, count: plane)
-                    PackedGEMM.packWeights(kernel, aside.baseAddress!, rows: filters, k: channels, ldw: channels, into: target)
-                }
+            if let packed {
+                WinogradProducts.packPositions(u.baseAddress!, positions: positions, filters: filters, channels: channels,
+                                               kernel: packed, threads: threads)
             }
+            initialized = positions * plane
         }
     }
 

@@ -153,8 +153,9 @@ extension Winograd {
                 }
                 timer?.lap(\.gemm)
             case .transformed(let u, let kernel):
-                products(u, kernel: kernel, v: v, m: m, tileCount: tileCount, perImage: perImage, scratch: scratch,
-                         scratchSize: scratchSize)
+                WinogradProducts.run(positions: positions, u: u, kernel: kernel, v: v, m: m, filters: filters,
+                                     channels: channels, tileCount: tileCount, perImage: perImage, images: images,
+                                     scratch: scratch, scratchSize: scratchSize, threads: threads)
                 timer?.lap(\.gemm)
                 Parallel.forWorkers(of: filters, work: images * filters * perImage * 64, threads: threads,
                                     maximumWorkers: maximumWorkers) { worker, range in
@@ -164,36 +165,6 @@ extension Winograd {
                     }
                 }
                 timer?.lap(\.epilogue)
-            }
-        }
-
-        /// `M[ξ] = U[ξ] · V[ξ]` for every position (split across workers) and image: one call
-        /// each, the same calls whatever the thread count and however many images share the
-        /// pass. With `kernel`, the image's tiles are packed into the worker's scratch first and
-        /// multiplied by the kernel on the weights packed at load; else one `GEMM.serial`.
-        func products(_ u: UnsafePointer<Float>, kernel: PackedGEMM.Kernel?, v: UnsafePointer<Float>,
-                      m: UnsafeMutablePointer<Float>, tileCount: Int, perImage: Int,
-                      scratch: UnsafeMutablePointer<Float>, scratchSize: Int) {
-            let (channels, filters, images) = (self.channels, self.filters, self.images)
-            Parallel.forWorkers(of: positions, work: filters * channels * tileCount, threads: threads,
-                                maximumWorkers: maximumWorkers) { worker, range in
-                let tiles = scratch + worker * scratchSize
-                for position in range {
-                    let weights = u + position * filters * channels
-                    for b in 0..<images {
-                        let operand = v + position * channels * tileCount + b * perImage
-                        let product = m + position * filters * tileCount + b * perImage
-                        guard let kernel else {
-                            GEMM.serial(m: filters, n: perImage, k: channels, a: weights, lda: channels,
-                                        b: operand, ldb: tileCount, c: product, ldc: tileCount)
-                            continue
-                        }
-                        PackedGEMM.packColumns(kernel, operand, columns: perImage, k: channels, ldx: tileCount, into: tiles)
-                        PackedGEMM.multiply(kernel, packedWeights: weights, rows: filters, rowRange: 0..<filters,
-                                            packedColumns: tiles, columns: perImage, columnRange: 0..<perImage,
-                                            k: channels, c: product, ldc: tileCount)
-                    }
-                }
             }
         }
     }

@@ -20,35 +20,38 @@ final class ConvolutionPlanTests: XCTestCase {
         model.layers.map(\.index).filter { methods[$0] == method }
     }
 
-    /// yolov3 at 416 with the packed kernel: every 3×3 stride-1 layer with 16 channels or more
-    /// runs Winograd; transformed at load, smallest grids first, as many as twice the weights
-    /// allow (two of the seven 13×13 layers, 56.6 MB more each), then whatever is cheap enough
-    /// on the larger grids; the rest streamed. A third 13×13 layer would not have fitted.
+    /// yolov3 at 416 with the packed kernel: every 3×3 layer with 16 channels or more runs
+    /// Winograd: the stride-1 ones streamed, the five stride-2 ones in the stride-2 Winograd
+    /// (25/9 of their weights); then transformed at load, smallest grids first, as many as
+    /// twice the weights allow: one of the seven 13×13 layers (56.6 MB more), and three of the
+    /// 26×26 ones (14.2 MB more each). A second 13×13 layer would not have fitted.
     func testAutoOnYOLOv3At416() throws {
         try XCTSkipIf(PackedGEMM.kernel == nil, "OpenBLAS's \(BLAS.coreName) kernel is not available here")
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
         let methods = model.convolutionMethods(Self.packed)
-        XCTAssertEqual(indices(model, methods, .winograd).filter { model.layers[$0].output.height == 13 }, [64, 67])
-        XCTAssertEqual(methods.compactMap { $0 }.filter(\.isWinograd).count, 32, "every eligible layer")
+        XCTAssertEqual(indices(model, methods, .winograd), [39, 42, 45, 64])
+        XCTAssertEqual(indices(model, methods, .winogradStride2), [1, 5, 12, 37, 62])
+        XCTAssertEqual(methods.compactMap { $0 }.filter(\.isWinograd).count, 37, "every eligible layer")
         XCTAssertEqual(methods[0], .im2colBands, "3 input channels: too thin for Winograd")
-        XCTAssertEqual(methods[1], .im2colBands, "stride 2: a short, wide matrix")
         XCTAssertEqual(methods[2], .gemm, "1×1")
-        XCTAssertEqual(methods[62], .im2col, "stride 2, deep")
         let limit = 2 * WeightsReader.parameterBytes(for: model)
         XCTAssertLessThanOrEqual(plannedBytes(model, methods), limit)
         var more = methods
-        more[70] = .winograd
-        XCTAssertGreaterThan(plannedBytes(model, more), limit, "a third 13×13 layer would have fitted")
+        more[67] = .winograd
+        XCTAssertGreaterThan(plannedBytes(model, more), limit, "a second 13×13 layer would have fitted")
         XCTAssertTrue(model.autoIsMemoryBound(Self.packed))
     }
 
-    /// Without the packed kernel nothing streams: the layers transformed at load are the same
-    /// smallest-grids-first choice, and the others run im2col.
+    /// Without the packed kernel nothing streams: the stride-2 layers come first (largest
+    /// output first), then weights transformed at load on the smallest grids first as twice the
+    /// weights allow (one 13×13 layer, three 26×26 ones, then the layers whose few weights still
+    /// fit on the larger grids); the other 3×3 layers run im2col.
     func testAutoWithoutThePackedKernel() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
         let methods = model.convolutionMethods(Self.plain)
         XCTAssertTrue(indices(model, methods, .winogradStreamed).isEmpty)
-        XCTAssertEqual(indices(model, methods, .winograd).filter { model.layers[$0].output.height == 13 }, [64, 67])
+        XCTAssertEqual(indices(model, methods, .winogradStride2), [1, 5, 12, 37, 62])
+        XCTAssertEqual(indices(model, methods, .winograd), [3, 7, 10, 14, 17, 20, 39, 42, 45, 64])
         XCTAssertLessThanOrEqual(plannedBytes(model, methods), 2 * WeightsReader.parameterBytes(for: model))
         XCTAssertTrue(model.autoIsMemoryBound(Self.plain))
     }
@@ -95,7 +98,8 @@ final class ConvolutionPlanTests: XCTestCase {
     }
 
     /// Forced algorithms: `winograd` on every 3×3 stride-1 layer, `winograd-streamed` there too
-    /// (transformed at load without the packed kernel), `im2col` nowhere.
+    /// (transformed at load without the packed kernel), `im2col` nowhere. (yolov3-tiny has no
+    /// stride-2 convolution; `testStride2LayersRunTheirWinograd` has them.)
     func testForcedMethods() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
         XCTAssertFalse(model.convolutionMethods(ExecutionOptions(convolutionAlgorithm: .im2col)).contains { $0?.isWinograd == true })
@@ -131,6 +135,64 @@ final class ConvolutionPlanTests: XCTestCase {
             let read = try bytes.withUnsafeBytes { try PreparedModel(model: model, weightsBytes: $0, options: options) }
             XCTAssertEqual(read.methods, prepared.methods)
             XCTAssertEqual(read.parameterBytes, prepared.parameterBytes)
+            try assertSameOutputs(try Network(prepared), reference, model: model)
+        }
+    }
+
+    /// 3×3 stride-2 layers with 16 channels or more take the stride-2 Winograd under `auto`
+    /// and forced `winograd`, not under `im2col`; planned is what runs, 25/9 of darknet's
+    /// weights, and the network's outputs are im2col's within rounding (a fixture cfg of two
+    /// downsampling steps, one with a residual and a leaky activation, at an odd size).
+    func testStride2LayersRunTheirWinograd() throws {
+        let cfg = """
+        [net]
+        width=70
+        height=54
+        channels=3
+        [convolutional]
+        filters=16
+        size=3
+        stride=1
+        pad=1
+        activation=leaky
+        [convolutional]
+        batch_normalize=1
+        filters=32
+        size=3
+        stride=2
+        pad=1
+        activation=leaky
+        [convolutional]
+        filters=32
+        size=3
+        stride=2
+        pad=1
+        activation=linear
+        [convolutional]
+        filters=32
+        size=1
+        stride=1
+        pad=0
+        activation=leaky
+        [shortcut]
+        from=-2
+        activation=linear
+        """
+        let model = try ModelDescription(text: cfg, file: "stride2.cfg")
+        let bytes = SyntheticWeights.bytes(for: model, seed: 5)
+        let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+        let reference = try Network(model: model, weights: weights, options: ExecutionOptions(convolutionAlgorithm: .im2col))
+        XCTAssertFalse(model.convolutionMethods(ExecutionOptions(convolutionAlgorithm: .im2col)).contains(.winogradStride2))
+        for options in [Self.packed, Self.plain, ExecutionOptions(threads: 1, convolutionAlgorithm: .winograd)] {
+            let prepared = try PreparedModel(model: model, weights: weights, options: options)
+            XCTAssertEqual(prepared.methods, model.convolutionMethods(options), "\(options)")
+            XCTAssertEqual(indices(model, prepared.methods, .winogradStride2), [1, 2], "\(options)")
+            XCTAssertEqual(prepared.methods[3], .gemm)
+            for index in [1, 2] {
+                XCTAssertEqual(prepared.parameterBytes[index], model.parameterBytes(ofLayer: index, method: .winogradStride2))
+                let channels = index == 1 ? 16 : 32
+                XCTAssertEqual(prepared.parameterBytes[index], (32 * channels * 25 + 32) * 4, "layer \(index)")
+            }
             try assertSameOutputs(try Network(prepared), reference, model: model)
         }
     }

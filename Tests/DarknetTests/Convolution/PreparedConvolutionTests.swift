@@ -43,7 +43,8 @@ final class PreparedConvolutionTests: XCTestCase {
         for floats in [1, 100, 250] {
             var blocking = Blocking()
             (blocking.im2colFloats, blocking.winogradFloats) = (floats, floats)
-            try check(ExecutionOptions(threads: 2, blocking: blocking), methods: [.im2col, .winograd, .winogradStreamed])
+            try check(ExecutionOptions(threads: 2, blocking: blocking),
+                      methods: [.im2col, .winograd, .winogradStreamed, .winogradStride2])
         }
     }
 
@@ -75,12 +76,17 @@ final class PreparedConvolutionTests: XCTestCase {
         XCTAssertNil(rows(27, 32, 32), "a small image that fits one band")
     }
 
-    /// Each route gives the same bits on 1, 2, 3, 8 and 12 workers (bands of 4 rows, the last 1 row).
+    /// Each route gives the same bits on 1, 2, 3, 8 and 12 workers (bands of 4 rows, the last 1
+    /// row; the 1×1 GEMM cut in parts).
     func testEveryRouteGivesTheSameBitsOnAnyWorkerCount() throws {
         var blocking = Blocking()
         (blocking.bandFloats, blocking.bandMinimumColumns) = (27 * 47 * 4, 1)
-        let c = Case(channels: 3, height: 61, width: 47, filters: 8, size: 3, stride: 1, pad: 1, groups: 1)
-        for method in ConvolutionMethod.allCases where method != .gemm {
+        for method in ConvolutionMethod.allCases {
+            let c = switch method {
+            case .gemm: Case(channels: 64, height: 61, width: 47, filters: 40, size: 1, stride: 1, pad: 0, groups: 1)
+            case .winogradStride2: Case(channels: 3, height: 61, width: 47, filters: 8, size: 3, stride: 2, pad: 1, groups: 1)
+            default: Case(channels: 3, height: 61, width: 47, filters: 8, size: 3, stride: 1, pad: 1, groups: 1)
+            }
             let outputs = try [1, 2, 3, 8, 12].map { threads -> [Float] in
                 let options = ExecutionOptions(threads: threads, blocking: blocking)
                 return try XCTUnwrap(try run(c, method: method, options: options, activation: .leaky, seed: 7).output)
@@ -158,6 +164,10 @@ final class PreparedConvolutionTests: XCTestCase {
         let im2col: Set<ConvolutionMethod> = [.im2col, .im2colBands]
         let ran = prepared.method == method || (im2col.contains(method) && im2col.contains(prepared.method))
         guard ran else { return (nil, input, weights) }
+        // What planning sizes the workspace by is what the route asks for.
+        XCTAssertEqual(prepared.route.workspaceCount(images: images, blocking: options.blocking),
+                       PreparedConvolution.workspaceCount(layer, conv, method: prepared.method, images: images,
+                                                          kernels: options.kernels), "\(c) \(prepared.method)")
         var output = [Float](repeating: .nan, count: images * outputShape.count)
         var workspace = [Float](repeating: .nan, count: max(1, prepared.route.workspaceCount(images: images,
                                                                                               blocking: options.blocking)))
