@@ -69,6 +69,28 @@ final class DetectorTests: XCTestCase {
         assertMatchesDarknet(try detector.detect(in: image), golden, image: image)
     }
 
+    /// A model from memory (the cfg's text and the weights file's bytes, as an app bundles or
+    /// downloads them) gives exactly the detections of the same files from disk; truncated
+    /// bytes fail with an error naming the model and the byte offset, not a crash.
+    func testModelFromMemoryMatchesFiles() throws {
+        let cfgText = try String(contentsOfFile: try TestData.cfg("yolov3-tiny"), encoding: .utf8)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: try TestData.path("yolov3-tiny.weights")))
+        let image = try Image(contentsOf: try TestData.path("data/dog.jpg"))
+        let fromFiles = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"))
+        let fromMemory = try bytes.withUnsafeBytes { try Detector(cfg: cfgText, weights: $0, name: "tiny") }
+        let expected = try fromFiles.detect(in: image)
+        XCTAssertEqual(expected.count, 5)
+        XCTAssertEqual(try fromMemory.detect(in: image), expected)
+        do {
+            _ = try bytes.prefix(1000).withUnsafeBytes { try Detector(cfg: cfgText, weights: $0, name: "tiny") }
+            XCTFail("truncated weights were accepted")
+        } catch let error as WeightsError {
+            guard case .tooShort(let file, _, _, _, _, let actual) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(file, "tiny.weights")
+            XCTAssertEqual(actual, 1000)
+        }
+    }
+
     /// Every convolution method gives darknet's detections: auto (Winograd on 4 layers),
     /// im2col everywhere (darknet's own method) and Winograd on every eligible layer.
     func testEveryConvolutionAlgorithmMatchesDarknet() throws {
