@@ -58,7 +58,7 @@ extension Image {
         self.init(width: width, height: height, channels: 3, data: data)
     }
 
-    /// `init(pixels:width:height:bytesPerRow:layout:name:)` from an array.
+    /// `init(pixels:width:height:bytesPerRow:layout:name:maxPixels:)` from an array.
     public init(pixels: [UInt8], width: Int, height: Int, bytesPerRow: Int, layout: PixelLayout,
                 name: String = "pixels", maxPixels: Int = Image.defaultMaxPixels) throws {
         self = try pixels.withUnsafeBytes {

@@ -1,12 +1,15 @@
 import Darknet
+import Foundation
 import Imaging
 import XCTest
 import YOLO
 
-/// The README's library example, compiled and run (keep the two in sync).
+/// The README's library snippets, compiled and run here; `DocSnippet` checks that the README
+/// shows exactly this code.
 final class ReadmeExampleTests: XCTestCase {
-    func testReadmeExample() throws {
-        // The example uses paths relative to the package root: run it in a folder whose
+    func testLibrarySnippet() throws {
+        try DocSnippet.assertSame("readme-library", in: "README.md")
+        // The snippet uses paths relative to the package root: run it in a folder whose
         // `weights` links to the fetched data, wherever DARKNET_SWIFT_DATA points.
         _ = try TestData.path("yolov3-tiny.weights")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
@@ -21,7 +24,7 @@ final class ReadmeExampleTests: XCTestCase {
         var printed: [String] = []
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
 
-        // --- README example starts ---
+        // snippet: readme-library
         let detector = try Detector(cfg: "weights/cfg/yolov3-tiny.cfg",
                                     weights: "weights/yolov3-tiny.weights",
                                     options: DetectorOptions(threshold: 0.5, nmsThreshold: 0.45))
@@ -31,9 +34,45 @@ final class ReadmeExampleTests: XCTestCase {
             let box = detection.pixelBox(imageWidth: image.width, imageHeight: image.height)
             print(names[detection.classId], detection.confidence, box.left, box.top, box.right, box.bottom)
         }
-        // --- README example ends ---
+        // end snippet
 
-        XCTAssertEqual(printed.count, 5)
+        // darknet's five detections on dog.jpg (DetectorTests checks them against darknet).
+        XCTAssertEqual(printed.map { $0.split(separator: " ")[0] }.sorted(), ["bicycle", "car", "car", "dog", "truck"])
         XCTAssertTrue(printed.contains { $0.hasPrefix("dog 0.56") }, "\(printed)")
+    }
+
+    /// A BGRA camera frame with padded rows (dog.jpg's pixels, PAL-sized) and a model from
+    /// memory: the same detections as the photo from its file through the model from files.
+    func testMemorySnippet() throws {
+        try DocSnippet.assertSame("readme-memory", in: "README.md")
+        let cfgText = try String(contentsOfFile: try TestData.cfg("yolov3-tiny"), encoding: .utf8)
+        let weightsData = try Data(contentsOf: URL(fileURLWithPath: try TestData.path("yolov3-tiny.weights")))
+        let dog = try Image(contentsOf: try TestData.path("data/dog.jpg"))
+        XCTAssertEqual([dog.width, dog.height], [768, 576])
+        let rowBytes = 768 * 4 + 64
+        var bgraBytes = [UInt8](repeating: 0, count: rowBytes * 576)
+        for y in 0..<576 {
+            for x in 0..<768 {
+                for (channel, offset) in [(2, 0), (1, 1), (0, 2), (-1, 3)] {
+                    let value = channel < 0 ? 1 : dog.data[(channel * 576 + y) * 768 + x]
+                    bgraBytes[y * rowBytes + x * 4 + offset] = UInt8((value * 255).rounded())
+                }
+            }
+        }
+
+        // snippet: readme-memory
+        let frame = try Image(pixels: bgraBytes, width: 768, height: 576, bytesPerRow: 768 * 4 + 64,
+                              layout: .bgra)
+        let bundled = try weightsData.withUnsafeBytes { bytes in
+            try Detector(cfg: cfgText, weights: bytes, name: "yolov3-tiny",
+                         options: DetectorOptions(execution: ExecutionOptions(threads: 2)))
+        }
+        let found = try bundled.detect(in: frame)
+        // end snippet
+
+        let fromFiles = try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"))
+        let expected = try fromFiles.detect(in: dog)
+        XCTAssertEqual(expected.count, 5)
+        XCTAssertEqual(found, expected)
     }
 }
