@@ -9,14 +9,15 @@ import Darwin
 ///
 /// `cblas_sgemm` packs both operands into its kernel's panel layout on every call, and OpenBLAS
 /// 0.3.21 has no API to pack one of them ahead of time. For the Winograd products of small
-/// grids that packing is a large share of the call: each weight is used only as many times as
-/// the image has tiles (49 on a 13×13 grid under F(2×2), 16 under F(4×4)). OpenBLAS exports the
-/// pieces its level-3 driver is made of, per CPU (`sgemm_kernel_COOPERLAKE`, its panel copies
+/// grids that packing is a large share of the call (each weight is used only as many times as
+/// the image has tiles: 16 on a 13×13 grid under F(4×4)), and a 1×1 layer's weights are packed
+/// again for each part of every call. OpenBLAS exports the pieces its level-3 driver is made
+/// of, per CPU (`sgemm_kernel_COOPERLAKE`, its panel copies
 /// `sgemm_itcopy_…` and `sgemm_oncopy_…`); this type resolves them for the core OpenBLAS picked
 /// and runs the driver's loop itself, with the weights packed by the same copy routine once.
 ///
-/// On the Winograd products of yolov3's grids the packed kernel ran 1.2–2.3× the GFLOPS of
-/// `cblas_sgemm` (docs/bench-log.md, 2026-11-24), and yolov3 ran 12% slower end to end without it.
+/// On the Winograd products of yolov3's grids it ran 1.2–2.3× the GFLOPS of `cblas_sgemm`, and
+/// yolov3 ran 12% slower end to end without it (docs/bench-log.md).
 ///
 /// Operands (row-major, as `GEMM`): `C[m×n] = W[m×k] · X[k×n]`, W the weights (m filters).
 /// In OpenBLAS's column-major terms that is `Cᵀ = Xᵀ · Wᵀ`: the kernel's M side is our columns
@@ -74,7 +75,7 @@ package enum PackedGEMM {
     /// more threads than this share the work among this many.
     package static let maximumWorkers = 8
 
-    /// Most of K one kernel call takes (C prototype above: 256 and 128 ran 3–30% slower on K = 512).
+    /// Most of K one kernel call takes (256 and 128 ran 3–30% slower on K = 512, docs/bench-log.md).
     static let kBlock = 512
 
     /// The kernel of the core OpenBLAS picked, checked against `cblas_sgemm` once; nil when not available.

@@ -41,7 +41,7 @@ struct Benchmark: ParsableCommand {
     @Option(help: ThreadLimit.help)
     var threads: Int?
 
-    @Option(help: "Convolution method: auto (Winograd where it pays), im2col (darknet's) or winograd.")
+    @Option(help: "Convolution methods: auto (Winograd where it pays, within twice the weights), im2col (darknet's), winograd (weights transformed at load) or winograd-streamed (transformed in each pass).")
     var convAlgorithm: ConvolutionAlgorithm = .auto
 
     @Option(help: "Images per forward pass; above 1, batch-1 passes are timed alongside for images/s.")

@@ -71,7 +71,7 @@ struct Detect: ParsableCommand {
     @Option(help: ThreadLimit.help)
     var threads: Int?
 
-    @Option(help: "Convolution method: auto (Winograd where it pays), im2col (darknet's) or winograd.")
+    @Option(help: "Convolution methods: auto (Winograd where it pays, within twice the weights), im2col (darknet's), winograd (weights transformed at load) or winograd-streamed (transformed in each pass).")
     var convAlgorithm: ConvolutionAlgorithm = .auto
 
     @Option(help: "Images per forward pass (the last batch may be smaller; same detections as 1).")

@@ -68,7 +68,7 @@ struct Stream: ParsableCommand {
     @Option(help: "IoU above which non-maximum suppression removes a box (0 disables NMS).")
     var nms: Float = 0.45
 
-    @Option(help: "per-class (darknet's) or agnostic (suppress across classes).")
+    @Option(help: "per-class (darknet's), agnostic (suppress across classes) or none.")
     var nmsMode: DetectorOptions.NMSMode = .perClass
 
     @Option(help: "Keep only these classes (names or numbers, comma-separated: dog,car).")

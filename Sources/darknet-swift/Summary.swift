@@ -15,7 +15,7 @@ struct Summary: ParsableCommand {
     @Flag(help: "After the table, list each convolution's method and parameter memory.")
     var methods = false
 
-    @Option(help: "Convolution method for --methods: auto (Winograd where it pays), im2col (darknet's) or winograd.")
+    @Option(help: "Convolution methods for --methods: auto (Winograd where it pays, within twice the weights), im2col (darknet's), winograd (weights transformed at load) or winograd-streamed (transformed in each pass).")
     var convAlgorithm: ConvolutionAlgorithm = .auto
 
     @Flag(help: "Treat unknown cfg keys as errors instead of warnings.")
