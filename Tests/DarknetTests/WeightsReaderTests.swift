@@ -140,6 +140,22 @@ final class WeightsReaderTests: XCTestCase {
         }
     }
 
+    /// A negative rolling variance would make darknet's sqrt NaN and every output after the
+    /// layer NaN (detect printed nothing and exited 0): it is an error naming its byte. Zero
+    /// is a valid variance (darknet adds .000001).
+    func testNegativeVarianceIsReportedWithItsOffset() throws {
+        var floats = [Float](repeating: 1, count: Self.parameterCount)
+        floats[7] = -0.5   // conv0's rolling variance is floats 6–7: byte 20 + 7·4 = 48
+        XCTAssertThrowsError(try read(file(floats: floats))) { error in
+            XCTAssertEqual(error as? WeightsError,
+                           .negative(file: "m.weights", layer: 0, part: "rolling variance", offset: 48, value: -0.5))
+            XCTAssertTrue("\(error)".contains("must not be negative"), "\(error)")
+        }
+        floats[7] = 0
+        let weights = try read(file(floats: floats))
+        XCTAssertTrue(weights[0]!.weights.allSatisfy(\.isFinite))
+    }
+
     /// The copy splits big parts into 65 536-float chunks across workers; the first non-finite
     /// value is found wherever it lies (and whichever chunk sees one first), and the values are
     /// copied bit for bit, NaN payloads included.

@@ -86,6 +86,9 @@ struct WeightsPart {
     var count: Int
     var synthetic: (low: Float, high: Float)
     var scale: Float = 1
+    /// A negative value is an error: darknet takes its square root (a variance), and NaN would
+    /// reach every output after it.
+    var nonNegative = false
 }
 
 extension WeightsPart {
@@ -97,7 +100,7 @@ extension WeightsPart {
     static func batchNorm(_ count: Int, scale: Float = 1) -> [WeightsPart] {
         [WeightsPart(name: "scales", count: count, synthetic: (0.8, 1.2), scale: scale),
          WeightsPart(name: "rolling mean", count: count, synthetic: (-0.1, 0.1)),
-         WeightsPart(name: "rolling variance", count: count, synthetic: (0.8, 1.2))]
+         WeightsPart(name: "rolling variance", count: count, synthetic: (0.8, 1.2), nonNegative: true)]
     }
 
     /// Weights of `fanIn` inputs each: He-uniform U(−a, a) with `a = sqrt(6 / fanIn)` in the

@@ -11,6 +11,9 @@ public enum WeightsError: Error, Equatable, CustomStringConvertible {
     /// The file has bytes after the last layer's parameters.
     case tooLong(file: String, expectedSize: Int, actualSize: Int)
     case nonFinite(file: String, layer: Int, part: String, offset: Int)
+    /// A value that must not be negative is (a batch-norm rolling variance: darknet takes its
+    /// square root, so every output after the layer would be NaN).
+    case negative(file: String, layer: Int, part: String, offset: Int, value: Float)
 
     public var description: String {
         switch self {
@@ -28,6 +31,8 @@ public enum WeightsError: Error, Equatable, CustomStringConvertible {
             return "\(file): the cfg needs \(expected) bytes of weights but the file has \(actual) (\(actual - expected) extra bytes: wrong cfg for these weights?)"
         case .nonFinite(let file, let layer, let part, let offset):
             return "\(file): layer \(layer)'s \(part) holds a NaN or infinite value at byte \(offset)"
+        case .negative(let file, let layer, let part, let offset, let value):
+            return "\(file): layer \(layer)'s \(part) holds \(value) at byte \(offset); it must not be negative (wrong cfg for these weights, or a damaged file?)"
         }
     }
 }

@@ -168,6 +168,10 @@ public enum WeightsReader {
                                      scaledBy: folding?.factors, threads: threads)
                 } else {
                     let copy = copyFloats(source, scaledBy: folding?.factors, threads: threads)
+                    if copy.firstNonFinite == nil, part.nonNegative, let negative = copy.values.firstIndex(where: { $0 < 0 }) {
+                        throw WeightsError.negative(file: file, layer: layer.index, part: part.name,
+                                                    offset: offset + negative * 4, value: copy.values[negative])
+                    }
                     arrays.append(copy.values)
                     bad = copy.firstNonFinite
                 }
