@@ -56,6 +56,9 @@ final class InputSource: Sequence, IteratorProtocol {
                 do {
                     guard let line = try list?.next() else { return nil }
                     path = line
+                } catch let error as ListReader.Error {
+                    // The over-long line is skipped; the lines after it are still read.
+                    return .problem(path: "--list", error)
                 } catch {
                     list = nil
                     return .problem(path: "--list", error)
@@ -144,6 +147,12 @@ final class ListReader {
     func next() throws -> RawPath? {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                guard newline <= Self.maximumLine else {
+                    // A long line that arrived whole with its newline: refused like one that did not.
+                    buffer.removeFirst(newline + 1)
+                    lineNumber += 1
+                    throw Error.lineTooLong(path, line: lineNumber)
+                }
                 var line = Array(buffer[..<newline])
                 buffer.removeFirst(newline + 1)
                 lineNumber += 1

@@ -59,6 +59,21 @@ final class DetectInputsTests: XCTestCase {
         XCTAssertTrue(rows.contains { $0.hasPrefix(quoted) }, rows.joined(separator: "\n"))
     }
 
+    /// A line longer than 64 KiB is one failure naming its line, whether it arrives with its
+    /// newline in the same read (70 KB) or not (200 KB); the lines after it are still read.
+    func testOverlongListLinesAreSkippedNotTheRestOfTheList() throws {
+        let dog = try CLI.data("data/dog.jpg"), eagle = try CLI.data("data/eagle.jpg")
+        let list = try CLI.temporaryFolder(self).appendingPathComponent("list.txt")
+        let lines = [dog, String(repeating: "a", count: 70_000), String(repeating: "b", count: 200_000), eagle]
+        try (lines.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["detect"] + tinyArguments() + ["--list", list.path, "--format", "jsonl", "--quiet"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertEqual(try CLI.objects(result.stdout).compactMap { $0["path"] as? String }, [dog, eagle])
+        XCTAssertTrue(result.stderr.contains("list.txt:2: longer than 65536 bytes"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("list.txt:3: longer than 65536 bytes"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("aaaaaaaaaa"), "the long line is not echoed")
+    }
+
     func testShardsPartitionTheInputs() throws {
         let folder = try CLI.temporaryFolder(self)
         let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
