@@ -184,8 +184,9 @@ final class DetectRun: @unchecked Sendable {
         if error == nil, let input = item.input, let result = item.result {
             do {
                 progress.erase(forStandardOutput: true)
-                try writer.write(result)
+                // The annotated image first: an image that fails there has no record in the output.
                 if let targets { try annotate(result, of: input, item: &item, to: targets) }
+                try writer.write(result)
             } catch let output as OutputError {
                 return stop(output)
             } catch let failure {

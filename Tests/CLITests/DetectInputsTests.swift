@@ -74,6 +74,22 @@ final class DetectInputsTests: XCTestCase {
         XCTAssertFalse(result.stderr.contains("aaaaaaaaaa"), "the long line is not echoed")
     }
 
+    /// An image whose annotated file exists (no --force) fails, and its record is not in the
+    /// output: a rerun with `>>` would otherwise hold it twice.
+    func testImageWhoseAnnotationFailsHasNoRecord() throws {
+        let folder = try CLI.temporaryFolder(self)
+        let out = folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: out.appendingPathComponent("dog.jpg"))
+        let dog = try CLI.data("data/dog.jpg"), eagle = try CLI.data("data/eagle.jpg")
+        let result = try CLI.run(["detect"] + tinyArguments() + [dog, eagle, "--output-dir", out.path, "--format", "jsonl", "--quiet"])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertEqual(try CLI.objects(result.stdout).compactMap { $0["path"] as? String }, [eagle])
+        XCTAssertTrue(result.stderr.contains("dog.jpg"), result.stderr)
+        XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("dog.jpg")), Data("mine".utf8), "not overwritten")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("eagle.jpg").path))
+    }
+
     func testShardsPartitionTheInputs() throws {
         let folder = try CLI.temporaryFolder(self)
         let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
