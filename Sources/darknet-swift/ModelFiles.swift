@@ -27,13 +27,21 @@ enum ModelFiles {
     /// The parsed cfg (`width`/`height` override `[net]`'s); `weights` only for the swapped check.
     static func model(cfg: String, weights: String?, width: Int?, height: Int?) throws -> ModelDescription {
         let path = RawPath(argument: cfg)
-        let bytes = try FileBytes.read(path, limit: ModelLimits().maximumCfgBytes) { first in
+        let limit = ModelLimits().maximumCfgBytes
+        /// A weights file given as the cfg (or cfg and weights swapped) is named as such.
+        func checkNotWeights(_ first: [UInt8]) throws {
             guard looksLikeWeights(first) else { return }
             if let weights, looksLikeCfg(try? head(of: RawPath(argument: weights))) {
                 throw Error.swapped(cfg: path.display, weights: RawPath(argument: weights).display)
             }
             throw Error.weightsGivenAsCfg(path.display)
         }
+        // A regular file's size is known before reading it: a huge one is refused unread.
+        if let info = path.status(), info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) > limit {
+            try checkNotWeights(try head(of: path) ?? [])
+            throw CfgError.tooLarge(file: path.display, bytes: Int(info.st_size), limit: limit)
+        }
+        let bytes = try FileBytes.read(path, limit: limit, check: checkNotWeights)
         guard let text = validUTF8(bytes) ?? String(bytes: bytes, encoding: .isoLatin1) else {
             throw CfgError.unreadable(file: path.display, reason: "not text")
         }

@@ -20,6 +20,17 @@ final class ModelFilesTests: XCTestCase {
         XCTAssertEqual(detect.stderr, "darknet-swift: error: \(cfg): no [yolo] or [region] layer: not a detector (use classify)\n")
     }
 
+    /// A cfg file over the 4 MiB limit is refused by its size before it is read (a sparse
+    /// 1 TiB file: reading it would not end).
+    func testHugeCfgIsRefusedUnread() throws {
+        let cfg = try CLI.temporaryFolder(self).appendingPathComponent("huge.cfg").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: cfg, contents: Data("[net]\nwidth=416\n".utf8)))
+        XCTAssertEqual(truncate(cfg, 1 << 40), 0)
+        let result = try CLI.run(["summary", cfg], timeout: 60)
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertEqual(result.stderr, "darknet-swift: error: \(cfg): cfg is 1099511627776 bytes, over the 4194304-byte limit\n")
+    }
+
     func testSwappedCfgAndWeights() throws {
         let (cfg, weights) = (try CLI.data("cfg/yolov3-tiny.cfg"), try CLI.data("yolov3-tiny.weights"))
         let dog = try CLI.data("data/dog.jpg")

@@ -1,5 +1,6 @@
 @testable import Darknet
 import XCTest
+import Foundation
 
 final class CfgParserTests: XCTestCase {
     func testSectionsOptionsCommentsAndLines() throws {
@@ -47,6 +48,18 @@ final class CfgParserTests: XCTestCase {
         }
         XCTAssertThrowsError(try CfgParser.parse(text: "[net]\n", file: "small.cfg", maximumBytes: 5)) { error in
             XCTAssertEqual(error as? CfgError, .tooLarge(file: "small.cfg", bytes: 6, limit: 5))
+        }
+    }
+
+    /// A regular file over the limit is refused by its size, unread: a sparse 1 TiB file
+    /// answers at once (reading it would take an hour and a terabyte).
+    func testHugeFileIsRefusedUnread() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("huge-\(UUID().uuidString).cfg").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        XCTAssertEqual(truncate(path, 1 << 40), 0)
+        XCTAssertThrowsError(try CfgParser.parse(contentsOf: path)) { error in
+            XCTAssertEqual(error as? CfgError, .tooLarge(file: path, bytes: 1 << 40, limit: ModelLimits().maximumCfgBytes))
         }
     }
 

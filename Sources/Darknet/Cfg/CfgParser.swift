@@ -8,7 +8,14 @@ public enum CfgParser {
     public static func parse(contentsOf path: String, maximumBytes: Int = ModelLimits().maximumCfgBytes) throws -> [CfgSection] {
         let data: Data
         do {
+            // A regular file's size is known before reading it: a huge one is refused unread.
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            if attributes?[.type] as? FileAttributeType == .typeRegular, let size = attributes?[.size] as? Int, size > maximumBytes {
+                throw CfgError.tooLarge(file: path, bytes: size, limit: maximumBytes)
+            }
             data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as CfgError {
+            throw error
         } catch {
             throw CfgError.unreadable(file: path, reason: (error as NSError).localizedDescription)
         }
