@@ -92,7 +92,7 @@ struct Classify: ParsableCommand {
                 }
             }
             if !quiet && (failed > 0 || source.skipped > 0 || done + failed > 1) {
-                warn("\(done + failed) images: \(done) done, \(failed) failed"
+                warn("\(done + failed) image\(done + failed == 1 ? "" : "s"): \(done) done, \(failed) failed"
                      + (source.skipped > 0 ? ", \(source.skipped) non-image files skipped" : ""))
             }
             if failed > 0 || problems > 0 { throw Status.inputsFailed }

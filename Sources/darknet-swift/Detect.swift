@@ -169,7 +169,7 @@ struct Detect: ParsableCommand {
             if let error = run.outputError { throw error }
             let count = run.succeeded + run.failed + run.skipped
             if !quiet && (run.failed > 0 || run.skipped > 0 || source.skipped > 0 || count > 1) {
-                warn("\(count) images: \(run.succeeded) done, \(run.failed) failed"
+                warn("\(count) image\(count == 1 ? "" : "s"): \(run.succeeded) done, \(run.failed) failed"
                      + (run.skipped > 0 ? ", \(run.skipped) skipped (output exists)" : "")
                      + (source.skipped > 0 ? ", \(source.skipped) non-image files skipped" : ""))
             }

@@ -6,8 +6,9 @@ import XCTest
 import YOLO
 
 /// Issue #8's determinism and concurrency checks on yolov3-tiny (real weights) at 224×224.
-/// GEMM splits output columns between workers, each column's dot products keep their order,
-/// so the detections must be bit-identical whatever the thread count (no tolerance needed).
+/// Every product is cut into parts by its shape alone, never by the thread count (`GEMM`,
+/// `PackedGEMM`, the Winograd passes), so the detections must be bit-identical whatever the
+/// thread count (no tolerance needed).
 final class DetectorDeterminismTests: XCTestCase {
     func makeDetector(threads: Int? = nil) throws -> Detector {
         try Detector(cfg: try TestData.cfg("yolov3-tiny"), weights: try TestData.path("yolov3-tiny.weights"),
