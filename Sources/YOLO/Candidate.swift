@@ -6,6 +6,8 @@ public struct Candidate: Sendable, Hashable {
     public var objectness: Float
     /// `classes` entries: objectness × class score, or zero where that is not above the threshold.
     public var probabilities: [Float]
+    /// The box's standard deviations, from a `[Gaussian_yolo]` head (nil for the others).
+    public var uncertainty: BoxUncertainty?
 
     public init(box: BoundingBox, objectness: Float, probabilities: [Float]) {
         self.box = box

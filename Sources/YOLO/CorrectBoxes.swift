@@ -56,7 +56,11 @@ public struct LetterboxGeometry: Sendable, Hashable {
     /// `(float)netw/new_w`, `(float)neth/new_h` into `rcpps` + one Newton step (CPU-dependent
     /// last bit). This follows the C source (IEEE division), so width and height can differ
     /// from that binary by a couple of units in the last place; x and y match it exactly.
-    public func correct(_ box: BoundingBox) -> BoundingBox {
+    ///
+    /// `reciprocalRatio`: AlexeyAB's correct_yolo_boxes for `[yolo]` heads scales w and h by
+    /// `1/ratiow` with `ratiow = (float)new_w/netw` (both Float) instead of `(float)netw/new_w`;
+    /// the two can differ in the last bit. x and y are the same either way.
+    public func correct(_ box: BoundingBox, reciprocalRatio: Bool = false) -> BoundingBox {
         let netW = Double(networkWidth), netH = Double(networkHeight)
         let offsetX = Double(networkWidth - scaledWidth) / 2.0 / netW
         let offsetY = Double(networkHeight - scaledHeight) / 2.0 / netH
@@ -65,24 +69,25 @@ public struct LetterboxGeometry: Sendable, Hashable {
         return BoundingBox(
             x: Float((Double(box.x) - offsetX) / Double(scaleX)),
             y: Float((Double(box.y) - offsetY) / Double(scaleY)),
-            width: box.width * (Float(networkWidth) / Float(scaledWidth)),
-            height: box.height * (Float(networkHeight) / Float(scaledHeight)))
+            width: box.width * (reciprocalRatio ? 1 / scaleX : Float(networkWidth) / Float(scaledWidth)),
+            height: box.height * (reciprocalRatio ? 1 / scaleY : Float(networkHeight) / Float(scaledHeight)))
     }
 }
 
 /// darknet's correct_yolo_boxes with relative = 1: maps boxes normalised to the network
 /// input to boxes normalised to the original image. `.letterbox` undoes the letterbox
 /// padding and scale (see `LetterboxGeometry.correct`); `.stretch` leaves boxes unchanged.
-/// Sizes that are zero or negative leave the boxes unchanged too.
+/// Sizes that are zero or negative leave the boxes unchanged too. `reciprocalRatio`: see
+/// `LetterboxGeometry.correct(_:reciprocalRatio:)` (AlexeyAB's `[yolo]` heads).
 public func correctBoxes(
     _ candidates: inout [Candidate], imageWidth: Int, imageHeight: Int,
-    networkWidth: Int, networkHeight: Int, mapping: InputMapping
+    networkWidth: Int, networkHeight: Int, mapping: InputMapping, reciprocalRatio: Bool = false
 ) {
     guard mapping == .letterbox,
           let geometry = LetterboxGeometry(imageWidth: imageWidth, imageHeight: imageHeight,
                                            networkWidth: networkWidth, networkHeight: networkHeight)
     else { return }
     for i in candidates.indices {
-        candidates[i].box = geometry.correct(candidates[i].box)
+        candidates[i].box = geometry.correct(candidates[i].box, reciprocalRatio: reciprocalRatio)
     }
 }

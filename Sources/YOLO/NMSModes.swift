@@ -6,6 +6,12 @@ extension BoundingBox {
     /// give 0, never NaN (AlexeyAB's box_iou also returns 0 there); NaN fields give −∞ so that
     /// such boxes never suppress or get suppressed.
     public func distanceIoU(_ other: BoundingBox, beta: Float = 0.6) -> Float {
+        distanceIoU(other, exponent: Double(beta))
+    }
+
+    /// `distanceIoU` with the exponent as a double: AlexeyAB's `box_diou` (greedynms) writes the
+    /// literal `pow(d / c, 0.6)`, whose 0.6 is not the Float 0.6 `beta_nms` holds.
+    public func distanceIoU(_ other: BoundingBox, exponent: Double) -> Float {
         if x.isNaN || y.isNaN || width.isNaN || height.isNaN
             || other.x.isNaN || other.y.isNaN || other.width.isNaN || other.height.isNaN { return -.infinity }
         let top = min(y - height / 2, other.y - other.height / 2)
@@ -17,7 +23,7 @@ extension BoundingBox {
         let overlap = iou(other)
         if c == 0 { return overlap }
         let d = (x - other.x) * (x - other.x) + (y - other.y) * (y - other.y)
-        let u = Float(doublePow(Double(d / c), Double(beta)))
+        let u = Float(doublePow(Double(d / c), exponent))
         return overlap - u
     }
 }
@@ -35,6 +41,9 @@ extension NMS {
         case byObjectness
         /// AlexeyAB's diounms_sort with `beta_nms` (`diou`; darknet's default beta is 0.6).
         case diou(beta: Float)
+        /// AlexeyAB's `nms_kind=greedynms` (`greedyDIoU`): diounms_sort suppressing by `box_diou`,
+        /// the DIoU with the exponent 0.6 — not plain IoU.
+        case greedyDIoU
     }
 
     /// AlexeyAB's diounms_sort (box.c) with `nms_kind = DIOU_NMS`: exactly `perClass`'s steps
@@ -42,13 +51,24 @@ extension NMS {
     /// later candidate's score is zeroed when `a.distanceIoU(b, beta:) > iouThreshold`.
     /// DIoU-NMS keeps more of two overlapping boxes whose centres are apart (crowds).
     public static func diou(_ candidates: [Candidate], iouThreshold: Float, beta: Float = 0.6) -> [Candidate] {
-        diou(candidates, iouThreshold: iouThreshold, beta: beta, indexed: true)
+        diou(candidates, iouThreshold: iouThreshold, exponent: Double(beta), indexed: true)
+    }
+
+    /// AlexeyAB's diounms_sort with `nms_kind = GREEDY_NMS` (`greedynms` in yolov4, yolov4-tiny):
+    /// `diou`'s steps, suppressing when `box_diou(a, b) > iouThreshold`, the DIoU with the
+    /// double exponent 0.6 (`distanceIoU(_:exponent:)`).
+    public static func greedyDIoU(_ candidates: [Candidate], iouThreshold: Float) -> [Candidate] {
+        diou(candidates, iouThreshold: iouThreshold, exponent: 0.6, indexed: true)
     }
 
     /// `indexed: false`: every pair, AlexeyAB's loop. With `NMSIndex` only kept boxes that overlap
     /// are tested: the DIoU is the IoU minus a term ≥ 0 (or NaN), so it passes a threshold ≥ 0
     /// only where the IoU does.
     static func diou(_ candidates: [Candidate], iouThreshold: Float, beta: Float, indexed: Bool) -> [Candidate] {
+        diou(candidates, iouThreshold: iouThreshold, exponent: Double(beta), indexed: indexed)
+    }
+
+    static func diou(_ candidates: [Candidate], iouThreshold: Float, exponent: Double, indexed: Bool) -> [Candidate] {
         var items = removingZeroObjectness(candidates)
         let total = items.count
         if total == 0 { return [] }
@@ -69,7 +89,7 @@ extension NMS {
                     if scores[b].bitPattern != 0 {
                         var hit = false
                         index!.forEachCandidate(of: b) { a in
-                            hit = boxes[a].distanceIoU(boxes[b], beta: beta) > iouThreshold
+                            hit = boxes[a].distanceIoU(boxes[b], exponent: exponent) > iouThreshold
                             return hit
                         }
                         if hit { scores[b] = 0 }
@@ -82,7 +102,7 @@ extension NMS {
                     if scores[a] == 0 { continue }
                     for j in (i + 1)..<total {
                         let b = order[j]
-                        if boxes[a].distanceIoU(boxes[b], beta: beta) > iouThreshold { scores[b] = 0 }
+                        if boxes[a].distanceIoU(boxes[b], exponent: exponent) > iouThreshold { scores[b] = 0 }
                     }
                 }
             }
@@ -175,6 +195,8 @@ extension NMS {
             result = YOLO.detections(from: byObjectness(candidates, iouThreshold: iouThreshold), threshold: threshold)
         case .diou(let beta):
             result = YOLO.detections(from: diou(candidates, iouThreshold: iouThreshold, beta: beta), threshold: threshold)
+        case .greedyDIoU:
+            result = YOLO.detections(from: greedyDIoU(candidates, iouThreshold: iouThreshold), threshold: threshold)
         }
         return limit(result, maxDetections: maxDetections)
     }
