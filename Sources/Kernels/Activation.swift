@@ -10,7 +10,8 @@ import Darwin
 /// Each formula is darknet's `*_activate`; where darknet computes in double (`exp`, the `.1`
 /// of leaky), so do we, then round to Float, so outputs match bit for bit or within an ulp.
 /// AlexeyAB's are computed in Float as its `activations.c` does (`mish` uses its softplus
-/// with threshold 20: `x` above 20, `exp(x)` below −20, else `log1p(exp(x))`).
+/// with threshold 20: `x` above 20, `exp(x)` below −20, else `log(exp(x) + 1)`, and its
+/// tanh `2/(1 + exp(−2y)) − 1`).
 public enum Activation: String, Sendable, CaseIterable {
     case linear, leaky, relu, logistic, tanh, elu, selu, relie, ramp, plse, stair, hardtan, lhtan, loggy
     case relu6, gelu, mish, swish
@@ -87,9 +88,10 @@ public enum Activation: String, Sendable, CaseIterable {
             // AlexeyAB: 0.5f*x*(1 + tanhf(0.797885f*x + 0.035677f*powf(x, 3)))
             return 0.5 * x * (1 + tanhf(0.797885 * x + 0.035677 * powf(x, 3)))
         case .mish:
-            // AlexeyAB: x * tanh_activate(softplus_activate(x, MISH_THRESHOLD = 20))
-            let softplus: Float = x > 20 ? x : (x < -20 ? expf(x) : log1pf(expf(x)))
-            return x * tanhf(softplus)
+            // AlexeyAB: x * tanh_activate(softplus_activate(x, MISH_THRESHOLD = 20)), his tanh
+            // `2/(1 + expf(-2y)) - 1` and softplus `logf(expf(x) + 1)`, not tanhf and log1pf.
+            let softplus: Float = x > 20 ? x : (x < -20 ? expf(x) : logf(expf(x) + 1))
+            return x * (2 / (1 + expf(-2 * softplus)) - 1)
         case .swish:
             // AlexeyAB: x * logistic_activate(x), logistic = 1/(1 + expf(-x))
             return x * (1 / (1 + expf(-x)))

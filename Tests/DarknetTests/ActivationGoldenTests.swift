@@ -7,6 +7,8 @@ import XCTest
 ///   (Fixtures/activations-darknet.json, `tools/oracle/activation_oracle.py`);
 /// - AlexeyAB's mish and swish (and the common ones): OpenCV DNN 4.x's Darknet importer
 ///   (Fixtures/activations-opencv.json, `tools/oracle/opencv_oracle.py activations`);
+/// - AlexeyAB's own: his darknet built from source, the calls his convolution forward makes
+///   (Fixtures/activations-alexeyab.json, `tools/oracle/ab_activation_oracle.py`);
 /// - relu6, gelu, hard_mish (which OpenCV's importer does not read): AlexeyAB's
 ///   `activations.c` formulas, hand-computed cases stated below.
 final class ActivationGoldenTests: XCTestCase {
@@ -46,6 +48,20 @@ final class ActivationGoldenTests: XCTestCase {
                 XCTFail("golden lacks \(name)"); continue
             }
             XCTAssertLessThanOrEqual(worst(activation, expected, golden.inputs), 2e-6, name)
+        }
+    }
+
+    /// Reference: AlexeyAB's darknet (built from source with plain IEEE float operations): mish,
+    /// swish and hard_mish bit for bit (the same Float formulas on glibc's expf and logf), leaky
+    /// bit for bit (his convolution's `.1` is a double, as pjreddie's), gelu within 1e-6.
+    func testAlexeyABActivationsMatchAlexeyABsDarknet() throws {
+        let golden = try JSONDecoder().decode(Golden.self, from: Data(contentsOf: TestData.fixture("activations-alexeyab.json")))
+        XCTAssertTrue(golden.reference.hasPrefix("AlexeyAB darknet "), golden.reference)
+        for (name, tolerance) in [("mish", Float(0)), ("swish", 0), ("hard_mish", 0), ("leaky", 0), ("gelu", 1e-6), ("linear", 0)] {
+            guard let expected = golden.outputs[name], let activation = Activation(rawValue: name) else {
+                XCTFail("golden lacks \(name)"); continue
+            }
+            XCTAssertLessThanOrEqual(worst(activation, expected, golden.inputs), tolerance, name)
         }
     }
 
