@@ -64,14 +64,16 @@ final class CfgParserTests: XCTestCase {
     }
 
     func testTypedReads() throws {
-        let section = try CfgParser.parse(text: "[yolo]\nmask=0, 1,2\nanchors=10,14,  23,27\nclasses=8x\nnum=1.0\n", file: "y.cfg")[0]
+        let section = try CfgParser.parse(text: "[yolo]\nmask=0, 1,2\nanchors=10,14,  23,27\nclasses=8x\nnum=1.0\nmax=x8\n", file: "y.cfg")[0]
         XCTAssertEqual(try section.intList("mask"), [0, 1, 2])
         XCTAssertEqual(try section.floatList("anchors"), [10, 14, 23, 27])
         XCTAssertEqual(try section.int("num", default: 0), 1, "darknet's atoi accepts an integral float")
         XCTAssertEqual(try section.int("absent", default: 7), 7)
-        XCTAssertThrowsError(try section.int("classes", default: 0)) { error in
-            XCTAssertEqual(error as? CfgError, .badNumber(CfgLocation(file: "y.cfg", line: 4, section: "yolo", key: "classes"),
-                                                         value: "8x", expected: "an integer"))
+        XCTAssertEqual(try section.int("classes", default: 0), 8, "atoi reads the number before the text")
+        XCTAssertEqual(section.notes.all.map(\.description), ["y.cfg:4 [yolo] 'classes': warning: 'x' after 8 is ignored (darknet reads numbers with atoi/atof)"])
+        XCTAssertThrowsError(try section.int("max", default: 0)) { error in
+            XCTAssertEqual(error as? CfgError, .badNumber(CfgLocation(file: "y.cfg", line: 6, section: "yolo", key: "max"),
+                                                         value: "x8", expected: "an integer"))
         }
     }
 }

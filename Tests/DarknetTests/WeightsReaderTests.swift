@@ -36,6 +36,7 @@ final class WeightsReaderTests: XCTestCase {
         case .batchnorm(let w): (w.scales + w.offsets).map(\.bitPattern)
         case .local(let w): (w.weights + w.biases).map(\.bitPattern)
         case .shortcut(let w): w.weights.map(\.bitPattern)
+        case .implicit(let w): w.values.map(\.bitPattern)
         }
     }
 

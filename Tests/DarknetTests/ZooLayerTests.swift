@@ -121,9 +121,41 @@ final class ZooLayerTests: XCTestCase {
         XCTAssertEqual(out[5], logistic(1), accuracy: 1e-6)
     }
 
+    /// AlexeyAB's `share_index`: a later convolution of the same shape runs on the earlier one's
+    /// folded weights (none of its own in the file), with its own dilation; a source of another
+    /// shape, or one not before it, is an error at the key's line.
+    func testShareIndexUsesTheEarlierLayersWeights() throws {
+        let net = "[net]\nwidth=6\nheight=6\nchannels=2\n"
+        let conv = "[convolutional]\nfilters=2\nsize=3\npad=1\nbatch_normalize=1\nactivation=leaky\n"
+        let model = try ModelDescription(text: net + conv + conv + "dilation=2\nshare_index=-1\n" + conv + "share_index=0\n")
+        XCTAssertEqual(model.sharedConvolutions, [1: 0, 2: 0])
+        XCTAssertEqual(WeightsReader.parameterBytes(for: model), (2 * 4 + 2 * 2 * 9) * 4, "one layer's parameters in the file")
+        let bytes = SyntheticWeights.bytes(for: model, seed: 3)
+        let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "w", for: model) }
+        guard case .convolution(let first) = weights[0], case .convolution(let second) = weights[2] else { return XCTFail() }
+        XCTAssertEqual(first.weights, second.weights)
+        XCTAssertEqual(first.biases, second.biases)
+        // Layer 2 (same geometry as 0, on layer 1's output) equals layer 0 run on that output.
+        let network = try bytes.withUnsafeBytes { try Network(PreparedModel(model: model, weightsBytes: $0)) }
+        let input = SyntheticWeights.input(model.inputShape)
+        var outputs: [[Float]] = []
+        _ = try network.forward(input) { _, values in outputs.append(Array(values)) }
+        let single = try ModelDescription(text: net + "mosaic=1\n" + conv)  // AlexeyAB's dialect too: the same batch-norm folding
+        XCTAssertEqual(single.dialect.dialect, model.dialect.dialect)
+        let singleBytes = Array(bytes.prefix(20 + WeightsReader.parameterBytes(for: single)))
+        let alone = try singleBytes.withUnsafeBytes { try Network(PreparedModel(model: single, weightsBytes: $0)) }
+        XCTAssertEqual(try alone.forward(outputs[1])[0].values, outputs[2])
+        for (body, line) in [("size=3\nshare_index=1\n", 14), ("size=1\nshare_index=0\n", 14)] {
+            XCTAssertThrowsError(try ModelDescription(text: net + conv + "[convolutional]\nfilters=2\n" + body)) { error in
+                XCTAssertEqual((error as? CfgError)?.location?.key, "share_index", body)
+                XCTAssertEqual((error as? CfgError)?.location?.line, line, body)
+            }
+        }
+    }
+
     /// Options AlexeyAB's convolution has and this engine does not: a typed error naming the key and line.
     func testUnhonouredConvolutionOptionsAreErrors() throws {
-        for (key, value) in [("antialiasing", "1"), ("assisted_excitation", "4000"), ("deform", "1"), ("share_index", "2"),
+        for (key, value) in [("antialiasing", "1"), ("assisted_excitation", "4000"), ("deform", "1"),
                              ("xnor", "1"), ("binary", "1"), ("flipped", "1"), ("sway", "1"), ("dot", "0.1")] {
             let cfg = "[net]\nwidth=8\nheight=8\nchannels=1\n[convolutional]\nfilters=2\nsize=3\n\(key)=\(value)\n"
             XCTAssertThrowsError(try ModelDescription(text: cfg), key) { error in
@@ -136,22 +168,33 @@ final class ZooLayerTests: XCTestCase {
                          "the default value is accepted")
     }
 
-    /// AlexeyAB's parse_yolo: nms_kind default/greedynms → do_nms_sort (per class), diounms →
-    /// diounms_sort with beta_nms (default 0.6); Detector uses the last [yolo]'s.
+    /// AlexeyAB's parse_yolo: nms_kind default → do_nms_sort (IoU), greedynms → diounms_sort by
+    /// DIoU with the exponent 0.6, diounms → by DIoU with beta_nms (default 0.6); any other name
+    /// (cornersnms included, which only [Gaussian_yolo] reads) is default for him, a warning
+    /// naming the line here. Detector uses the last head's.
     func testNmsKindReachesTheDetector() throws {
-        func head(_ extra: String) throws -> Yolo {
-            let model = try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=6\n[yolo]\nclasses=1\nnum=1\n\(extra)")
-            guard case .yolo(let yolo) = model.layers[0].kind else { throw CfgError.noLayers(file: "") }
-            return yolo
+        func model(_ extra: String) throws -> ModelDescription {
+            try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=6\n[yolo]\nclasses=1\nnum=1\n\(extra)")
         }
-        XCTAssertEqual(try head("").nms, .perClass)
-        XCTAssertEqual(try head("nms_kind=greedynms\nbeta_nms=0.6\n").nms, .perClass)
-        XCTAssertEqual(try head("nms_kind=diounms\n").nms, .diou(beta: 0.6))
-        XCTAssertEqual(try head("nms_kind=diounms\nbeta_nms=0.45\n").nms, .diou(beta: 0.45))
-        XCTAssertThrowsError(try head("nms_kind=cornersnms\n")) { error in
-            guard case CfgError.invalidValue(let location, _, _) = error else { return XCTFail("\(error)") }
-            XCTAssertEqual(location.key, "nms_kind")
-        }
+        XCTAssertEqual(try model("").nmsKind.kind, .default)
+        XCTAssertEqual(try model("nms_kind=greedynms\nbeta_nms=0.6\n").nmsKind.kind, .greedy)
+        XCTAssertEqual(try model("nms_kind=greedynms\n").nmsKind.kind.mode, .greedyDIoU)
+        XCTAssertEqual(try model("nms_kind=diounms\n").nmsKind.kind, .diou(beta: 0.6))
+        XCTAssertEqual(try model("nms_kind=diounms\nbeta_nms=0.45\n").nmsKind.kind, .diou(beta: 0.45))
+        let corners = try model("nms_kind=cornersnms\n")
+        XCTAssertEqual(corners.nmsKind.kind, .default)
+        XCTAssertEqual(corners.warnings.map(\.location.line), [8])
+        XCTAssertTrue(corners.warnings[0].message.contains("darknet uses default (IoU) NMS"), corners.warnings[0].message)
+        // The last head decides: a diounms [yolo] after a default one.
+        let two = try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=6\n[yolo]\nclasses=1\nnum=1\n"
+                                       + "[route]\nlayers=-1\n[yolo]\nclasses=1\nnum=1\nnms_kind=diounms\nbeta_nms=0.3\n")
+        XCTAssertEqual(two.nmsKind.kind, .diou(beta: 0.3))
+        XCTAssertEqual(two.nmsKind.reason, "nms_kind of the last [yolo] (layer 2, line 10)")
+        // [Gaussian_yolo] reads cornersnms (IoU, as do_nms_sort).
+        let gaussian = try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=10\n[Gaussian_yolo]\nclasses=1\nnum=1\nnms_kind=cornersnms\n")
+        XCTAssertEqual(gaussian.nmsKind.kind, .corners)
+        XCTAssertEqual(gaussian.nmsKind.kind.mode, .perClass)
+        XCTAssertTrue(gaussian.warnings.isEmpty, "\(gaussian.warnings)")
     }
 
     /// Reference: AlexeyAB's forward_scale_channels_layer by hand (OpenCV's importer does not

@@ -5,11 +5,18 @@ import Kernels
 public typealias Activation = Kernels.Activation
 
 extension Activation {
+    /// Other names for an activation: `silu` is PyTorch's name for swish, `x·σ(x)`, which
+    /// converted models use. (AlexeyAB's and hank-ai's parsers turn any name they do not know,
+    /// `silu` included, into ReLU with one line on stderr; an unknown name here is an error.)
+    static let aliases: [String: Activation] = ["silu": .swish, "revleaky": .leaky]
+
     /// The activation a cfg's `activation=` names (any case), or a typed error naming the line.
     init(cfgName: String, location: CfgLocation) throws {
-        guard let value = Activation(rawValue: cfgName.lowercased()) else {
+        let name = cfgName.lowercased()
+        guard let value = Activation(rawValue: name) ?? Self.aliases[name] else {
             throw CfgError.invalidValue(location, value: cfgName,
-                                        expected: "one of " + Activation.allCases.map(\.rawValue).joined(separator: ", "))
+                                        expected: "one of " + (Activation.allCases.map(\.rawValue) + Self.aliases.keys.sorted())
+                                            .joined(separator: ", "))
         }
         self = value
     }

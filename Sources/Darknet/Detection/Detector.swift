@@ -2,10 +2,12 @@ import Foundation
 import Imaging
 import YOLO
 
-/// cfg + weights → boxes on an image, as `darknet detect` computes them: letterbox to the
-/// network size, forward, decode every `[yolo]` layer (`get_network_boxes`), undo the
-/// letterbox (`correct_yolo_boxes`), NMS (`do_nms_sort`, 0.45), keep each (box, class) whose
-/// probability exceeds the threshold (`draw_detections`).
+/// cfg + weights → boxes on an image, as the darknet that trained the model computes them in
+/// `detector test`: fit the image to the network size (`inputFitting`: letterbox or resize, as
+/// the cfg says), forward, decode every detection head (`get_network_boxes`), map the boxes
+/// back to the image (`correct_yolo_boxes`), NMS as the last head's `nms_kind` says (`nms`:
+/// `do_nms_sort` or AlexeyAB's `diounms_sort`, 0.45), keep each (box, class) whose probability
+/// exceeds the threshold (`draw_detections`).
 ///
 /// Thread-safe: one detector may be shared by many threads. The weights are loaded once
 /// and shared; each concurrent `detect` call borrows its own activation buffers (a
@@ -62,14 +64,26 @@ public final class Detector: @unchecked Sendable {
         try self.init(cfg: cfg.path, weights: weights.path, options: options)
     }
 
-    /// Classes of the first `[yolo]` or `[region]` layer (what a names file must cover); 0 without one.
+    /// Classes of the first detection head (what a names file must cover); 0 without one.
     public var classCount: Int {
         for layer in model.layers {
             if case .yolo(let yolo) = layer.kind { return yolo.head.classes }
+            if case .gaussianYolo(let head) = layer.kind { return head.head.classes }
             if case .region(let region) = layer.kind { return region.head.classes }
+            if case .detection(let detection) = layer.kind { return detection.head.classes }
         }
         return 0
     }
+
+    /// How images are fitted to the network, and why: `options.mapping` when given, else the
+    /// cfg's choice (`ModelDescription.inputFitting`).
+    public var inputFitting: InputFitting {
+        guard let mapping = options.mapping else { return model.inputFitting }
+        return InputFitting(mapping: mapping, reason: "chosen by the caller")
+    }
+
+    /// The NMS `.perClass` runs, and why: the cfg's (`ModelDescription.nmsKind`).
+    public var nms: (kind: NMSKind, reason: String) { model.nmsKind }
 
     /// Detections in `image` (its pixel coordinates via `Detection.pixelBox`).
     public func detect(in image: Image) throws -> [Detection] {
@@ -111,32 +125,26 @@ public final class Detector: @unchecked Sendable {
 
     /// Decoding, box correction and NMS of the outputs of one image of `width` × `height`.
     private func candidates(from outputs: [Network.LayerOutput], width: Int, height: Int) throws -> [Candidate] {
-        var candidates = try decode(outputs)
-        correctBoxes(&candidates, imageWidth: width, imageHeight: height,
-                     networkWidth: model.net.width, networkHeight: model.net.height,
-                     mapping: options.mapping)
+        let candidates = try decode(outputs, imageWidth: width, imageHeight: height)
         switch options.nmsMode {
         case .perClass:
-            if case .diou(let beta) = cfgNMS { return NMS.diou(candidates, iouThreshold: options.nmsThreshold, beta: beta) }
-            return NMS.perClass(candidates, iouThreshold: options.nmsThreshold)
+            switch nms.kind.mode {
+            case .greedyDIoU: return NMS.greedyDIoU(candidates, iouThreshold: options.nmsThreshold)
+            case .diou(let beta): return NMS.diou(candidates, iouThreshold: options.nmsThreshold, beta: beta)
+            case .perClass, .classAgnostic, .coreML, .byObjectness: return NMS.perClass(candidates, iouThreshold: options.nmsThreshold)
+            }
         case .agnostic: return NMS.classAgnostic(candidates, iouThreshold: options.nmsThreshold)
         case .none: return candidates
         }
     }
 
-    /// The NMS the cfg asks for: the last `[yolo]`'s `nms_kind` (AlexeyAB's detector reads the
-    /// last layer's), used by the `.perClass` mode; `.perClass` when it says default/greedynms.
-    public var cfgNMS: NMS.Mode {
-        for layer in model.layers.reversed() { if case .yolo(let yolo) = layer.kind { return yolo.nms } }
-        return .perClass
-    }
-
-    /// The network input for `image`: letterboxed or stretched to `[net]`'s size, RGB CHW in [0, 1].
+    /// The network input for `image`: letterboxed or stretched to `[net]`'s size (`inputFitting`),
+    /// RGB CHW in [0, 1].
     public func prepare(_ image: Image) -> Image {
         let net = model.net
         var rgb = image
         if rgb.channels != net.channels { rgb = rgb.withChannels(net.channels) }
-        switch options.mapping {
+        switch inputFitting.mapping {
         case .letterbox: return rgb.letterboxed(width: net.width, height: net.height)
         case .stretch: return rgb.resized(width: net.width, height: net.height)
         }
@@ -157,29 +165,40 @@ public final class Detector: @unchecked Sendable {
         return try body(network)
     }
 
-    /// Candidates of every `[yolo]` output, in layer order (darknet's `fill_network_boxes`), or
-    /// of the `[region]` output (get_region_detections: anchors outermost, then cells).
-    func decode(_ outputs: [Network.LayerOutput]) throws -> [Candidate] {
+    /// Candidates of every head's output, in layer order (darknet's `fill_network_boxes`): a
+    /// `[yolo]`'s and a `[Gaussian_yolo]`'s cells row-major, then anchors; a `[region]`'s
+    /// anchors outermost, then cells (get_region_detections). Each head's boxes are mapped to
+    /// the image as its darknet does (`correct_yolo_boxes`; AlexeyAB's `[yolo]` scales w and
+    /// h by `1/ratio`, his `[Gaussian_yolo]` and pjreddie's by `netw/new_w`).
+    func decode(_ outputs: [Network.LayerOutput], imageWidth: Int, imageHeight: Int) throws -> [Candidate] {
         var candidates: [Candidate] = []
+        let (netW, netH, threshold) = (model.net.width, model.net.height, options.threshold)
         for output in outputs {
-            switch model.layers[output.layer].kind {
-            case .yolo(let yolo):
-                try output.values.withUnsafeBufferPointer { values in
-                    candidates += try YOLODecoder.decode(values, gridWidth: output.shape.width, gridHeight: output.shape.height,
-                                                         head: yolo.head, networkWidth: model.net.width,
-                                                         networkHeight: model.net.height, threshold: options.threshold)
+            var decoded: [Candidate] = []
+            // AlexeyAB's correct_yolo_boxes (for [yolo] and [region]) scales by 1/ratio.
+            var reciprocalRatio = model.dialect.dialect == .alexeyAB
+            let shape = output.shape
+            try output.values.withUnsafeBufferPointer { values in
+                if case .yolo(let yolo) = model.layers[output.layer].kind {
+                    decoded = try YOLODecoder.decode(values, gridWidth: shape.width, gridHeight: shape.height, head: yolo.head,
+                                                     networkWidth: netW, networkHeight: netH, threshold: threshold)
+                } else if case .gaussianYolo(let gaussian) = model.layers[output.layer].kind {
+                    reciprocalRatio = false
+                    decoded = try GaussianYOLODecoder.decode(values, gridWidth: shape.width, gridHeight: shape.height,
+                                                             head: gaussian.head, networkWidth: netW, networkHeight: netH,
+                                                             threshold: threshold)
+                } else if case .region(let region) = model.layers[output.layer].kind {
+                    let tensor = TensorDescriptor.nchw(channels: shape.channels, height: shape.height, width: shape.width)
+                    decoded = try YOLODecoder.decode(values, tensor: tensor, head: .region(region.head), networkWidth: netW,
+                                                     networkHeight: netH, threshold: threshold)
+                } else if case .detection(let detection) = model.layers[output.layer].kind {
+                    decoded = try YOLOv1Decoder.decode(values, head: detection.head, threshold: threshold)
+                    reciprocalRatio = false
                 }
-            case .region(let region):
-                let tensor = TensorDescriptor.nchw(channels: output.shape.channels, height: output.shape.height,
-                                                   width: output.shape.width)
-                try output.values.withUnsafeBufferPointer { values in
-                    candidates += try YOLODecoder.decode(values, tensor: tensor, head: .region(region.head),
-                                                         networkWidth: model.net.width, networkHeight: model.net.height,
-                                                         threshold: options.threshold)
-                }
-            default:
-                continue
             }
+            correctBoxes(&decoded, imageWidth: imageWidth, imageHeight: imageHeight, networkWidth: netW, networkHeight: netH,
+                         mapping: inputFitting.mapping, reciprocalRatio: reciprocalRatio)
+            candidates += decoded
         }
         return candidates
     }

@@ -3,8 +3,8 @@ import YOLO
 /// How a `Detector` prepares images and filters boxes. Defaults are `darknet detect`'s.
 public struct DetectorOptions: Sendable, Hashable {
     public enum NMSMode: String, Sendable, Hashable, CaseIterable {
-        /// darknet's `do_nms_sort`: suppress within each class (AlexeyAB's `diounms_sort` with
-        /// `beta_nms` when the cfg's last `[yolo]` says `nms_kind=diounms`, see `Detector.cfgNMS`).
+        /// Within each class, as the cfg's `nms_kind` says (`Detector.nms`): darknet's
+        /// `do_nms_sort` by IoU, or AlexeyAB's `diounms_sort` for `greedynms` and `diounms`.
         case perClass = "per-class"
         /// Suppress overlapping boxes whatever their class.
         case agnostic
@@ -20,13 +20,15 @@ public struct DetectorOptions: Sendable, Hashable {
     /// Network input size; nil keeps the cfg's `[net]` width/height.
     public var width: Int?
     public var height: Int?
-    /// darknet letterboxes (`letterbox_image`); `.stretch` resizes without keeping the aspect ratio.
-    public var mapping: InputMapping = .letterbox
+    /// How images are fitted to the network input: nil (the default) as the cfg says
+    /// (`ModelDescription.inputFitting`: `[net] letter_box`, else the cfg's dialect);
+    /// `.letterbox` (`letterbox_image`) or `.stretch` (`resize_image`) to override it.
+    public var mapping: InputMapping?
     /// How the network runs: threads, convolution methods (fixed when the detector is made).
     public var execution: ExecutionOptions = .init()
 
     public init(threshold: Float = 0.5, nmsThreshold: Float = 0.45, nmsMode: NMSMode = .perClass,
-                width: Int? = nil, height: Int? = nil, mapping: InputMapping = .letterbox,
+                width: Int? = nil, height: Int? = nil, mapping: InputMapping? = nil,
                 execution: ExecutionOptions = .init()) {
         self.threshold = threshold
         self.nmsThreshold = nmsThreshold

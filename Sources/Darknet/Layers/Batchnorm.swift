@@ -1,15 +1,18 @@
 import Kernels
 
 /// `[batchnorm]`: shape unchanged; each channel `c` becomes
-/// `scale[c] · (x − mean[c]) / (sqrt(variance[c]) + .000001)` (darknet's
+/// `scale[c] · (x − mean[c]) / (sqrt(variance[c]) + .000001) + bias[c]` (pjreddie's
 /// `forward_batchnorm_layer` at inference: `normalize_cpu`, `scale_bias`, and `add_bias` with
-/// biases that the weights file does not hold, so zero). The weights file holds scales,
-/// rolling mean, rolling variance (`C` floats each); they are folded at load into a per-channel
-/// factor and offset (`BatchnormWeights`). No keys.
+/// biases that its weights file does not hold, so zero). pjreddie's file holds scales,
+/// rolling mean, rolling variance (`C` floats each); AlexeyAB's holds biases first and divides
+/// by `sqrt(variance + .00001)` (`fold`). They are folded at load into a per-channel factor
+/// and offset (`BatchnormWeights`). No keys.
 public struct Batchnorm: Sendable, Hashable {
     static let keys: Set<String> = []
+    /// The cfg's dialect's folding, which also says whether the file holds biases.
+    public var fold: BatchNormFold = .pjreddie
 
-    public init() {}
+    public init(fold: BatchNormFold = .pjreddie) { self.fold = fold }
 
     func forward(input: UnsafePointer<Float>, shape: TensorShape, output: UnsafeMutablePointer<Float>,
                  weights: BatchnormWeights) {
@@ -39,15 +42,21 @@ extension Batchnorm: LayerType {
     static let honouredKeys: Set<String> = []
 
     static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
-        ParsedLayer(kind: .batchnorm(Batchnorm()), input: context.input, output: context.input)
+        ParsedLayer(kind: .batchnorm(Batchnorm(fold: context.dialect.batchNormFold)), input: context.input, output: context.input)
     }
 
-    func weightsParts(_ layer: Layer, next: Layer?) -> [WeightsPart] { WeightsPart.batchNorm(layer.input.channels) }
+    func weightsParts(_ layer: Layer, next: Layer?) -> [WeightsPart] {
+        let n = layer.input.channels
+        return (fold == .alexeyAB ? [.biases(n)] : []) + WeightsPart.batchNorm(n)
+    }
 
     func weights(_ layer: Layer, from arrays: consuming [[Float]], transposed: Bool) -> LayerWeights? {
         let n = layer.input.channels
-        let (factors, offsets) = ConvolutionWeights.foldingFactors(biases: [Float](repeating: 0, count: n), scales: arrays[0],
-                                                                   rollingMean: arrays[1], rollingVariance: arrays[2])
+        let parts = arrays
+        let statistics = fold == .alexeyAB ? Array(parts.dropFirst()) : parts
+        let biases = fold == .alexeyAB ? parts[0] : [Float](repeating: 0, count: n)
+        let (factors, offsets) = ConvolutionWeights.foldingFactors(biases: biases, scales: statistics[0], rollingMean: statistics[1],
+                                                                   rollingVariance: statistics[2], fold: fold)
         return .batchnorm(BatchnormWeights(scales: factors.map { Float($0) }, offsets: offsets))
     }
 

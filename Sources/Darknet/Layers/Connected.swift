@@ -9,6 +9,8 @@ import Kernels
 public struct Connected: Sendable, Hashable {
     public var outputs: Int
     public var batchNormalize: Bool
+    /// How batch norm is folded into the weights: the cfg's dialect's (`CfgDialect.batchNormFold`).
+    public var batchNormFold: BatchNormFold = .pjreddie
     public var activation: Activation
 
     static let keys: Set<String> = ["output", "activation", "batch_normalize"]
@@ -68,7 +70,8 @@ extension Connected: LayerType {
     static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] { [("output", limits.maximumChannels)] }
 
     static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
-        let connected = try parse(section)
+        var connected = try parse(section)
+        connected.batchNormFold = context.dialect.batchNormFold
         return ParsedLayer(kind: .connected(connected), input: context.input, output: connected.outputShape(input: context.input))
     }
 
@@ -96,7 +99,7 @@ extension Connected: LayerType {
         }
         guard batchNormalize else { return .connected(ConnectedWeights(weights: weights, biases: arrays[0])) }
         let folded = ConvolutionWeights.folding(weights: weights, biases: arrays[0], scales: arrays[2],
-                                                rollingMean: arrays[3], rollingVariance: arrays[4])
+                                                rollingMean: arrays[3], rollingVariance: arrays[4], fold: batchNormFold)
         return .connected(ConnectedWeights(weights: folded.weights, biases: folded.biases))
     }
 

@@ -15,6 +15,11 @@ import Kernels
 /// `d`; it equals the taps' geometry `(H + 2·padding·d − d·(size − 1) − 1) / strideY + 1` when
 /// `padding = size/2` with an odd size (`pad=1`, every published cfg). Other paddings with
 /// `d > 1` make his size and his im2col disagree, and are a typed error here.
+///
+/// AlexeyAB's `share_index` (TridentNet, resnet152_trident): the layer uses the weights,
+/// biases and batch-norm statistics of an earlier convolution of the same shape, with its own
+/// stride, dilation and activation; the weights file holds nothing for it. (His
+/// `fuse_conv_batchnorm` folds the shared arrays once, with the earlier layer.)
 public struct Convolutional: Sendable, Hashable {
     public var filters: Int
     public var size: Int
@@ -23,11 +28,15 @@ public struct Convolutional: Sendable, Hashable {
     public var padding: Int
     public var groups: Int
     public var batchNormalize: Bool
+    /// How batch norm is folded into the weights: the cfg's dialect's (`CfgDialect.batchNormFold`).
+    public var batchNormFold: BatchNormFold = .pjreddie
     public var activation: Activation
     /// The vertical stride (`stride_y`, default `stride`).
     public var strideY: Int
     /// Spacing of the kernel taps (`dilation`, default 1).
     public var dilation: Int
+    /// The layer whose parameters this one uses (`share_index`, made absolute); nil for its own.
+    public var sharesWeightsOf: Int?
 
     public init(filters: Int, size: Int, stride: Int, padding: Int, groups: Int, batchNormalize: Bool,
                 activation: Activation, strideY: Int? = nil, dilation: Int = 1) {
@@ -50,9 +59,9 @@ public struct Convolutional: Sendable, Hashable {
     ]
     /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
     static let honouredKeys: Set<String> = ["filters", "size", "stride", "pad", "padding", "groups", "activation", "batch_normalize",
-                                            "stride_x", "stride_y", "dilation"]
+                                            "stride_x", "stride_y", "dilation", "share_index"]
     /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
-    static let rejectedKeys: [String: String] = ["binary": "1", "xnor": "1", "flipped": "1", "dot": "0.5", "bin_output": "1", "share_index": "0", "antialiasing": "1", "assisted_excitation": "1", "sway": "1", "rotate": "1", "stretch": "1", "stretch_sway": "1", "deform": "1", "coordconv": "1"]
+    static let rejectedKeys: [String: String] = ["binary": "1", "xnor": "1", "flipped": "1", "dot": "0.5", "bin_output": "1", "antialiasing": "1", "assisted_excitation": "1", "sway": "1", "rotate": "1", "stretch": "1", "stretch_sway": "1", "deform": "1", "coordconv": "1"]
 
     static func parse(_ section: CfgSection) throws -> Convolutional {
         let filters = try section.int("filters", default: 1)
@@ -111,9 +120,6 @@ public struct Convolutional: Sendable, Hashable {
         if try section.float("dot", default: 0) != 0 {
             throw CfgError.unsupported(section.location("dot"), what: "dot in [convolutional]")
         }
-        for key in ["share_index"] where section.option(key) != nil {
-            throw CfgError.unsupported(section.location(key), what: "\(key) in [convolutional]")
-        }
     }
 
     /// Pure shape inference; nil when the input is too small for size/stride/padding.
@@ -155,7 +161,29 @@ extension Convolutional: LayerType {
             throw CfgError.inputTooSmall(context.location, layer: context.index,
                                          detail: "\(input) with size=\(conv.size) \(strides) padding=\(conv.padding)")
         }
-        return ParsedLayer(kind: .convolutional(conv), input: input, output: output)
+        var folded = conv
+        folded.batchNormFold = context.dialect.batchNormFold
+        folded.sharesWeightsOf = try sharedSource(section, conv, in: context)
+        return ParsedLayer(kind: .convolutional(folded), input: input, output: output)
+    }
+
+    /// The convolution whose parameters `share_index` names (relative when negative, as
+    /// AlexeyAB's parser reads it; followed to the layer that holds them), checked to have the
+    /// same filters, size, groups and input channels; nil without the key.
+    static func sharedSource(_ section: CfgSection, _ conv: Convolutional, in context: LayerContext) throws -> Int? {
+        guard section.option("share_index") != nil else { return nil }
+        let value = try section.int("share_index", default: 0)
+        let index = value < 0 ? context.index + value : value
+        guard index >= 0, index < context.index else {
+            throw CfgError.layerReference(section.location("share_index"), layer: context.index, index: value, available: context.index)
+        }
+        let source = context.layers[index]
+        guard case .convolutional(let other) = source.kind, other.filters == conv.filters, other.size == conv.size,
+              other.groups == conv.groups, source.input.channels == context.input.channels else {
+            throw CfgError.invalidValue(section.location("share_index"), value: String(value),
+                                        expected: "a [convolutional] layer before it with the same filters, size, groups and input channels")
+        }
+        return other.sharesWeightsOf ?? index
     }
 
     /// filters × C/groups × size², computed without overflow.
@@ -169,6 +197,7 @@ extension Convolutional: LayerType {
     /// darknet's `load_convolutional_weights`: biases, with batch_normalize the statistics, then
     /// the weights. (The synthetic scales are a quarter before a `[shortcut]`, so residual sums stay bounded.)
     func weightsParts(_ layer: Layer, next: Layer?) -> [WeightsPart] {
+        guard sharesWeightsOf == nil else { return [] }
         var feedsShortcut = false
         if let next, case .shortcut = next.kind { feedsShortcut = true }
         let fanIn = fanIn(inputChannels: layer.input.channels)
@@ -180,7 +209,7 @@ extension Convolutional: LayerType {
     func weights(_ layer: Layer, from arrays: consuming [[Float]], transposed: Bool) -> LayerWeights? {
         guard batchNormalize else { return .convolution(ConvolutionWeights(weights: arrays[1], biases: arrays[0])) }
         return .convolution(.folding(weights: arrays[4], biases: arrays[0], scales: arrays[1], rollingMean: arrays[2],
-                                     rollingVariance: arrays[3]))
+                                     rollingVariance: arrays[3], fold: batchNormFold))
     }
 
     func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {

@@ -94,6 +94,7 @@ public struct Region: Sendable, Hashable {
 }
 
 extension Region: LayerType {
+    static let isDetectionHead = true
     static let sectionNames = ["region"]
 
     static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {

@@ -18,10 +18,9 @@ import YOLO
 public struct Yolo: Sendable, Hashable {
     public var head: YOLOHead
     public var scaleXY: Float = 1
-    /// AlexeyAB's `nms_kind` (`default`/`greedynms`: darknet's per-class `do_nms_sort`;
-    /// `diounms`: `diounms_sort` with `beta_nms`, default 0.6). `Detector` uses the last
-    /// `[yolo]`'s, as AlexeyAB's detector does. `cornersnms` is rejected.
-    public var nms: NMS.Mode = .perClass
+    /// AlexeyAB's `nms_kind` (with `beta_nms`); `Detector` uses the last head's
+    /// (`ModelDescription.nmsKind`), as AlexeyAB's `detector test` does.
+    public var nmsKind: NMSKind = .default
 
     /// Keys read and honoured; every other key in `keys` is training-only (ignored) or in `rejectedKeys`.
     static let honouredKeys: Set<String> = ["mask", "anchors", "classes", "num", "scale_x_y", "new_coords", "nms_kind",
@@ -39,8 +38,16 @@ public struct Yolo: Sendable, Hashable {
     ]
 
     static func parse(_ section: CfgSection) throws -> Yolo {
+        var yolo = try parseHead(section)
+        yolo.nmsKind = try NMSKind.parse(section, acceptsCorners: false)
+        return yolo
+    }
+
+    /// The head's keys (mask, anchors, classes, num, scale_x_y, new_coords), which
+    /// `[Gaussian_yolo]` reads the same way.
+    static func parseHead(_ section: CfgSection) throws -> Yolo {
         let classes = try section.int("classes", default: 20)
-        let total = try section.int("num", default: 1)
+        var total = try section.int("num", default: 1)
         if classes < 1 {
             throw CfgError.invalidValue(section.location("classes"), value: String(classes), expected: "classes ≥ 1")
         }
@@ -48,11 +55,17 @@ public struct Yolo: Sendable, Hashable {
             throw CfgError.invalidValue(section.location("num"), value: String(total), expected: "num ≥ 1")
         }
         let mask = try section.intList("mask") ?? Array(0..<total)
+        let listed = try section.floatList("anchors") ?? []
+        // A mask past `num` whose anchors are listed (AlexeyAB's cspx-p7-mish: num=16, mask up
+        // to 19, 20 pairs) reads past darknet's anchor array there; take the listed pairs.
+        if let largest = mask.max(), largest >= total, largest < listed.count / 2 {
+            section.notes.add(CfgWarning(location: section.location("mask"),
+                                         message: "mask uses anchor \(largest) but num=\(total); the \(listed.count / 2) listed anchor pairs are used (darknet would read past its \(total))"))
+            total = largest + 1
+        }
         // darknet fills missing anchors with 0.5 (make_yolo_layer) and reads at most num pairs.
         var anchors = [Float](repeating: 0.5, count: total * 2)
-        if let listed = try section.floatList("anchors") {
-            for (i, value) in listed.prefix(total * 2).enumerated() { anchors[i] = value }
-        }
+        for (i, value) in listed.prefix(total * 2).enumerated() { anchors[i] = value }
         for index in mask where index < 0 || index >= total {
             throw CfgError.invalidValue(section.location("mask"), value: section.string("mask", default: ""),
                                         expected: "anchor indices in 0...\(total - 1) (num=\(total))")
@@ -65,17 +78,9 @@ public struct Yolo: Sendable, Hashable {
         guard newCoords == 0 || newCoords == 1 else {
             throw CfgError.invalidValue(section.location("new_coords"), value: String(newCoords), expected: "0 or 1")
         }
-        let nms: NMS.Mode
-        switch section.string("nms_kind", default: "default").trimmingSpaces {
-        case "default", "greedynms": nms = .perClass
-        case "diounms": nms = .diou(beta: try section.float("beta_nms", default: 0.6))
-        case let other:
-            throw CfgError.invalidValue(section.location("nms_kind"), value: other,
-                                        expected: "default, greedynms or diounms (cornersnms is not supported)")
-        }
         var head = YOLOHead(anchors: anchors, mask: mask, classes: classes)
         head.newCoords = newCoords == 1
-        return Yolo(head: head, scaleXY: scaleXY, nms: nms)
+        return Yolo(head: head, scaleXY: scaleXY)
     }
 
     /// Channels the input must have: `mask.count · (classes + 5)`.
@@ -108,6 +113,7 @@ public struct Yolo: Sendable, Hashable {
 }
 
 extension Yolo: LayerType {
+    static let isDetectionHead = true
     static let sectionNames = ["yolo"]
 
     static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {

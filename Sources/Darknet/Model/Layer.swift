@@ -19,6 +19,14 @@ public struct Layer: Sendable, Hashable {
         case region(Region)
         case crop(Crop)
         case local(Local)
+        case gaussianYolo(GaussianYolo)
+        case reorg3d(Reorg3d)
+        case localAvgpool(LocalAvgpool)
+        case contrastive(Contrastive)
+        case empty(Empty)
+        case activation(ActivationLayer)
+        case implicit(Implicit)
+        case detection(DetectionLayer)
     }
 
     public var index: Int
@@ -35,13 +43,17 @@ public struct Layer: Sendable, Hashable {
     /// Layers whose outputs this one reads, besides the previous one.
     public var references: [Int] { kind.type.references }
 
-    /// True when this layer reads the previous layer's output (all but `[route]`).
+    /// True when this layer reads the previous layer's output (all but `[route]` and `[implicit]`).
     public var readsPrevious: Bool {
         if case .route = kind { return false }
+        if case .implicit = kind { return false }
         return true
     }
 
     public var bflops: Double { kind.type.bflops(self) }
+
+    /// True for the heads whose outputs `Detector` decodes: `[yolo]`, `[Gaussian_yolo]`, `[region]`, `[detection]`.
+    public var isDetectionHead: Bool { type(of: kind.type).isDetectionHead }
 }
 
 extension Layer.Kind {
@@ -66,6 +78,14 @@ extension Layer.Kind {
         case .region(let layer): layer
         case .crop(let layer): layer
         case .local(let layer): layer
+        case .gaussianYolo(let layer): layer
+        case .reorg3d(let layer): layer
+        case .localAvgpool(let layer): layer
+        case .contrastive(let layer): layer
+        case .empty(let layer): layer
+        case .activation(let layer): layer
+        case .implicit(let layer): layer
+        case .detection(let layer): layer
         }
     }
 }

@@ -21,6 +21,14 @@ enum LayerRegistry {
         Region.self,
         Crop.self,
         Local.self,
+        GaussianYolo.self,
+        Reorg3d.self,
+        LocalAvgpool.self,
+        Contrastive.self,
+        Empty.self,
+        ActivationLayer.self,
+        Implicit.self,
+        DetectionLayer.self,
     ]
 
     /// The type a section name (or alias) picks.

@@ -13,6 +13,8 @@ protocol LayerType: Sendable, Hashable {
     static var honouredKeys: Set<String> { get }
     /// Keys that are a typed error unless darknet's default, each with a value that triggers it.
     static var rejectedKeys: [String: String] { get }
+    /// True for the detection heads (`Layer.isDetectionHead`).
+    static var isDetectionHead: Bool { get }
     /// Integer keys that size the layer, with their limit: range-checked before the section is
     /// parsed, so no shape arithmetic overflows.
     static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)]
@@ -43,6 +45,7 @@ protocol LayerType: Sendable, Hashable {
 
 extension LayerType {
     static var rejectedKeys: [String: String] { [:] }
+    static var isDetectionHead: Bool { false }
     static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] { [] }
     var references: [Int] { [] }
     func parameterCount(input: TensorShape) -> (count: Int, key: String)? { nil }
@@ -64,6 +67,8 @@ struct LayerContext {
     /// The layers before this one.
     var layers: [Layer]
     var limits: ModelLimits
+    /// The cfg's dialect (`DialectDecision.decide`, made before any layer is parsed).
+    var dialect: CfgDialect
     /// Where the section starts.
     var location: CfgLocation
 

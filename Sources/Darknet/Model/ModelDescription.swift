@@ -11,6 +11,8 @@ public struct ModelDescription: Sendable {
     public var warnings: [CfgWarning]
     /// The limits the cfg was read under (networks made from it allocate within them too).
     public let limits: ModelLimits
+    /// The darknet the cfg was written for, and what in it says so (`DialectDecision.decide`).
+    public let dialect: DialectDecision
 
     public var inputShape: TensorShape {
         TensorShape(channels: net.channels, height: net.height, width: net.width)
@@ -52,9 +54,10 @@ public struct ModelDescription: Sendable {
         }
         self.file = file
         self.limits = limits
+        self.dialect = DialectDecision.decide(sections)
         self.net = net
         self.layers = []
-        self.warnings = Self.unknownKeys(in: first, known: NetConfig.knownKeys)
+        self.warnings = Self.unknownKeys(in: first, known: NetConfig.knownKeys) + first.duplicateKeyWarnings + first.notes.all
         guard sections.count > 1 else { throw CfgError.noLayers(file: file) }
         for section in sections.dropFirst() {
             try appendLayer(section)
@@ -70,7 +73,7 @@ public struct ModelDescription: Sendable {
         guard let type = LayerRegistry.byName[section.name] else { throw CfgError.unknownSection(here, name: section.name) }
         try Self.checkLimits(section, type.limitedKeys(limits))
         let context = LayerContext(index: index, input: layers.last?.output ?? inputShape, layers: layers, limits: limits,
-                                   location: here)
+                                   dialect: dialect.dialect, location: here)
         let parsed = try type.layer(section, in: context)
         try Self.checkParameters(parsed.kind, input: parsed.input, at: here, layer: index, limits: limits)
         let output = parsed.output
@@ -79,7 +82,7 @@ public struct ModelDescription: Sendable {
             throw CfgError.shapeMismatch(here, layer: index, detail: "output shape \(output) is empty or too large")
         }
         layers.append(Layer(index: index, kind: parsed.kind, input: parsed.input, output: output, location: here))
-        warnings += Self.unknownKeys(in: section, known: type.keys)
+        warnings += Self.unknownKeys(in: section, known: type.keys) + section.duplicateKeyWarnings + section.notes.all
     }
 
     static func unknownKeys(in section: CfgSection, known: Set<String>) -> [CfgWarning] {
@@ -87,5 +90,17 @@ public struct ModelDescription: Sendable {
             CfgWarning(location: CfgLocation(file: section.file, line: $0.line, section: section.name, key: $0.key),
                        message: "unknown key '\($0.key)' in [\(section.name)] is ignored")
         }
+    }
+}
+
+extension ModelDescription {
+    /// Convolutions that use another's parameters (`share_index`): layer index → the index of
+    /// the layer that holds them.
+    public var sharedConvolutions: [Int: Int] {
+        var shared: [Int: Int] = [:]
+        for layer in layers {
+            if case .convolutional(let conv) = layer.kind, let source = conv.sharesWeightsOf { shared[layer.index] = source }
+        }
+        return shared
     }
 }

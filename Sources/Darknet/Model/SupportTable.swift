@@ -33,7 +33,7 @@ public enum SupportTable {
 
     /// Every section the engine reads: `[net]`, then each layer type of `LayerRegistry`.
     public static let sections: [Section] = [
-        Section(["net", "network"], keys: NetConfig.knownKeys, honoured: ["width", "height", "channels"]),
+        Section(["net", "network"], keys: NetConfig.knownKeys, honoured: ["width", "height", "channels", "letter_box"]),
     ] + LayerRegistry.types.map { type in
         Section(type.sectionNames, keys: type.keys, honoured: type.honouredKeys, rejected: type.rejectedKeys)
     }
@@ -41,9 +41,8 @@ public enum SupportTable {
     /// Sections of pjreddie's or AlexeyAB's darknet this engine does not run (an error naming
     /// the section and its line). Remove a name when its layer file lands.
     public static let unsupportedSections: [String] = [
-        "activation", "conv_lstm", "contrastive", "crnn", "deconvolutional", "detection", "empty",
-        "deconv", "gaussian_yolo", "gru", "history", "implicit", "iseg", "l2norm", "logistic", "lrn", "lstm",
-        "normalization", "reorg3d", "rnn", "silence",
+        "conv_lstm", "crnn", "deconv", "deconvolutional", "gru", "history", "iseg", "l2norm",
+        "logistic", "lrn", "lstm", "normalization", "rnn",
     ]
 
     /// The table as Markdown: one row per section, options grouped by status.

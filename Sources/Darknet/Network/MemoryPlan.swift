@@ -1,7 +1,7 @@
 /// Where each layer's output lives in ONE activation arena, sized from shape inference.
 ///
 /// Liveness: a layer's output lives from the layer that writes it to the last layer that reads
-/// it (the next layer, a `[route]` or a `[shortcut]` naming it); `[yolo]` outputs and the last
+/// it (the next layer, a `[route]` or a `[shortcut]` naming it); detection heads' outputs and the last
 /// layer live to the end so they can be decoded. Time is the layer index; a block written by
 /// layer `i` and last read by layer `j` is live over the closed interval `[i, j]`, so a layer's
 /// output never shares floats with anything it reads.
@@ -61,7 +61,7 @@ struct MemoryPlan: Equatable {
         for layer in layers {
             if layer.readsPrevious, layer.index > 0 { lastUse[layer.index - 1] = max(lastUse[layer.index - 1], layer.index) }
             for source in layer.references { lastUse[source] = max(lastUse[source], layer.index) }
-            if case .yolo = layer.kind { lastUse[layer.index] = count }
+            if layer.isDetectionHead { lastUse[layer.index] = count }
         }
         if count > 0 { lastUse[count - 1] = count }
 

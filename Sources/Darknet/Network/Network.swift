@@ -223,13 +223,13 @@ public final class Network {
         }
     }
 
-    /// Indices of the layers `forward` returns: every `[yolo]`, else the last layer (a
-    /// `[region]`, a classifier's `[softmax]`…).
+    /// Indices of the layers `forward` returns: every detection head (`[yolo]`,
+    /// `[Gaussian_yolo]`, `[region]`), else the last layer (a classifier's `[softmax]`…).
     public var outputLayers: [Int] { Self.outputLayers(of: model) }
 
     private static func outputLayers(of model: ModelDescription) -> [Int] {
-        let yolo = model.layers.filter { if case .yolo = $0.kind { return true } else { return false } }.map(\.index)
-        return yolo.isEmpty ? [model.layers.count - 1] : yolo
+        let heads = model.layers.filter(\.isDetectionHead).map(\.index)
+        return heads.isEmpty ? [model.layers.count - 1] : heads
     }
 
     /// Floats held by activation buffers and the im2col workspace.

@@ -19,8 +19,12 @@ public struct PreparedModel: Sendable {
         var layers = weights.layers
         var convolutions = [PreparedConvolution?](repeating: nil, count: model.layers.count)
         var others = [LayerWeights?](repeating: nil, count: model.layers.count)
+        let shared = model.sharedConvolutions
+        var sources: [Int: LayerWeights] = [:]
         for layer in model.layers {
-            let parameters = layers.removeValue(forKey: layer.index)
+            var parameters = layers.removeValue(forKey: layer.index)
+            if let source = shared[layer.index] { parameters = parameters ?? sources[source] }
+            if shared.values.contains(layer.index) { sources[layer.index] = parameters }
             if case .convolutional(let conv) = layer.kind {
                 guard case .convolution(let plain) = parameters else {
                     throw NetworkError.missingParameters(layer: layer.index, type: layer.typeName)

@@ -1,11 +1,19 @@
 import Kernels
 
+/// How a darknet applies batch-norm statistics at inference, which folding reproduces.
+public enum BatchNormFold: Sendable, Hashable {
+    /// pjreddie: `scale · (x − mean) / (sqrt(variance) + .000001) + bias` (`normalize_cpu`).
+    case pjreddie
+    /// AlexeyAB: `fuse_conv_batchnorm` before `detector test` (and his `normalize_cpu`) divide by
+    /// `sqrt(variance + .00001)`: `bias − scale · mean / sqrt(variance + .00001)`. With the small
+    /// variances of trained models the two differ by far more than rounding.
+    case alexeyAB
+}
+
 /// A convolution's parameters as darknet stores them, batch norm folded in (what
-/// `PreparedConvolution` puts in its method's layout).
-///
-/// darknet at inference computes `scale · (conv − mean) / (sqrt(variance) + .000001) + bias`
-/// (`normalize_cpu`, `scale_bias`, `add_bias`); folding gives `weights · f` and
-/// `bias − mean · f` with `f = scale / (sqrt(variance) + .000001)`, computed in double.
+/// `PreparedConvolution` puts in its method's layout): `weights · f` and the folded bias, with
+/// `f = scale / (sqrt(variance) + .000001)` (pjreddie) or `scale / sqrt(variance + .00001)`
+/// (AlexeyAB, `BatchNormFold`), computed in double.
 public struct ConvolutionWeights: Sendable {
     /// `filters × (C/groups) × size × size`.
     public var weights: [Float]
@@ -24,12 +32,13 @@ public struct ConvolutionWeights: Sendable {
     /// `weights` is consumed: when the caller hands over its only reference (the weights
     /// reader does), the folding happens in place instead of in a copy of the layer.
     public static func folding(weights: consuming [Float], biases: [Float], scales: [Float],
-                               rollingMean: [Float], rollingVariance: [Float], threads: Int = 1) -> ConvolutionWeights {
+                               rollingMean: [Float], rollingVariance: [Float], fold: BatchNormFold = .pjreddie,
+                               threads: Int = 1) -> ConvolutionWeights {
         let filters = biases.count
         var folded = consume weights
         let perFilter = filters > 0 ? folded.count / filters : 0
         let (factors, foldedBiases) = foldingFactors(biases: biases, scales: scales, rollingMean: rollingMean,
-                                                     rollingVariance: rollingVariance)
+                                                     rollingVariance: rollingVariance, fold: fold)
         // Filters split across workers: one pass over the layer's weights (yolov3: 62M floats).
         folded.withUnsafeMutableBufferPointer { weights in
             nonisolated(unsafe) let weights = weights
@@ -48,16 +57,25 @@ public struct ConvolutionWeights: Sendable {
         return ConvolutionWeights(weights: folded, biases: foldedBiases)
     }
 
-    /// Each filter's factor `f = scale / (sqrt(variance) + .000001)` and folded bias
-    /// `bias − mean · f`, in double: what `folding` applies (a weight becomes `Float(Double(w) · f)`).
-    static func foldingFactors(biases: [Float], scales: [Float], rollingMean: [Float],
-                               rollingVariance: [Float]) -> (factors: [Double], biases: [Float]) {
+    /// Each filter's factor and folded bias, in double: what `folding` applies (a weight
+    /// becomes `Float(Double(w) · f)`). pjreddie: `f = scale / (sqrt(variance) + .000001)`,
+    /// bias `bias − mean · f`; AlexeyAB (`fuse_conv_batchnorm`): `f = scale / sqrt(variance + .00001)`,
+    /// bias `bias − scale · mean / sqrt(variance + .00001)`.
+    static func foldingFactors(biases: [Float], scales: [Float], rollingMean: [Float], rollingVariance: [Float],
+                               fold: BatchNormFold = .pjreddie) -> (factors: [Double], biases: [Float]) {
         var factors = [Double](repeating: 0, count: biases.count)
         var folded = biases
         for f in 0..<biases.count {
-            let factor = Double(scales[f]) / (Double(rollingVariance[f]).squareRoot() + Double(Float(0.000001)))
-            factors[f] = factor
-            folded[f] = Float(Double(biases[f]) - Double(rollingMean[f]) * factor)
+            switch fold {
+            case .pjreddie:
+                let factor = Double(scales[f]) / (Double(rollingVariance[f]).squareRoot() + Double(Float(0.000001)))
+                factors[f] = factor
+                folded[f] = Float(Double(biases[f]) - Double(rollingMean[f]) * factor)
+            case .alexeyAB:
+                let root = (Double(rollingVariance[f]) + 0.00001).squareRoot()
+                factors[f] = Double(scales[f]) / root
+                folded[f] = Float(Double(biases[f]) - Double(scales[f]) * Double(rollingMean[f]) / root)
+            }
         }
         return (factors, folded)
     }

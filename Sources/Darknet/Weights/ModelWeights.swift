@@ -27,6 +27,7 @@ public enum LayerWeights: Sendable {
     case batchnorm(BatchnormWeights)
     case local(LocalWeights)
     case shortcut(ShortcutWeights)
+    case implicit(ImplicitWeights)
 
     /// The section of the layer these parameters are for.
     var sectionName: String {
@@ -36,6 +37,7 @@ public enum LayerWeights: Sendable {
         case .batchnorm: Batchnorm.name
         case .local: Local.name
         case .shortcut: Shortcut.name
+        case .implicit: Implicit.name
         }
     }
 
@@ -47,6 +49,7 @@ public enum LayerWeights: Sendable {
         case .batchnorm(let w): w.scales.count + w.offsets.count
         case .local(let w): w.weights.count + w.biases.count
         case .shortcut(let w): w.weights.count
+        case .implicit(let w): w.values.count
         }
     }
 }

@@ -78,6 +78,7 @@ public enum WeightsReader {
             layer, parameters in
             if case .plain(let plain) = parameters { weights[layer.index] = plain }
         }
+        for (layer, source) in model.sharedConvolutions { weights[layer] = weights[source] }
         return weights
     }
 
@@ -96,11 +97,21 @@ public enum WeightsReader {
         var others = [LayerWeights?](repeating: nil, count: model.layers.count)
         // Layers transformed at load take their folded weights from a scratch buffer.
         let transformed: Set<ConvolutionMethod?> = [.winograd, .winogradStride2]
+        // Convolutions whose parameters others share (`share_index`) keep a plain copy for them.
+        let shared = model.sharedConvolutions
+        var sources: [Int: ConvolutionWeights] = [:]
         try walk(bytes, file: file, for: model, threads: options.threads, scratch: { transformed.contains(methods[$0.index]) },
                  consumed: consumed) { layer, parameters in
             guard case .convolutional(let conv) = layer.kind else {
                 if case .plain(let weights) = parameters { others[layer.index] = weights }
                 return
+            }
+            if shared.values.contains(layer.index) {
+                switch parameters {
+                case .plain(.convolution(let plain)): sources[layer.index] = plain
+                case .scratch(let plain, let biases): sources[layer.index] = ConvolutionWeights(weights: Array(plain), biases: biases)
+                case .plain: break
+                }
             }
             switch parameters {
             case .plain(let weights):
@@ -113,6 +124,10 @@ public enum WeightsReader {
                     ? .winogradStride2(WinogradStride2Convolution(spec, plain: plain, options: options))
                     : .winograd(WinogradConvolution(spec, transforming: plain, options: options))
             }
+        }
+        for (index, source) in shared {
+            guard case .convolutional(let conv) = model.layers[index].kind, let weights = sources[source] else { continue }
+            convolutions[index] = PreparedConvolution(model.layers[index], conv, weights: weights, method: methods[index]!, options: options)
         }
         return try PreparedModel(model: model, options: options, convolutions: convolutions, weights: others)
     }
@@ -159,7 +174,8 @@ public enum WeightsReader {
                 }
                 if index == parts.count - 1, let convolution, convolution.batchNormalize {
                     folding = ConvolutionWeights.foldingFactors(biases: arrays[0], scales: arrays[1],
-                                                                rollingMean: arrays[2], rollingVariance: arrays[3])
+                                                                rollingMean: arrays[2], rollingVariance: arrays[3],
+                                                                fold: convolution.batchNormFold)
                 }
                 let source = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + byteCount)])
                 let bad: Int?

@@ -1,0 +1,68 @@
+import Foundation
+import Kernels
+import YOLO
+
+/// `[detection]` (YOLOv1, pjreddie's detection_layer.c): the head of a flat output of
+/// `side²·(classes + (1 + coords)·num)` floats, shape unchanged (`YOLOv1Head` has the
+/// layout). Forward at inference: a copy, then with `softmax=1` darknet's softmax over each
+/// cell's class scores (`forward_detection_layer`). Boxes are decoded by `YOLOv1Decoder`.
+/// Only `coords=4` (every YOLOv1 cfg) is read: the decoder knows no other box.
+public struct DetectionLayer: Sendable, Hashable {
+    public var head: YOLOv1Head
+    public var softmax: Bool
+
+    static let honouredKeys: Set<String> = ["classes", "num", "side", "coords", "softmax", "sqrt"]
+    static let keys: Set<String> = honouredKeys.union([
+        "rescore", "max", "coord_scale", "forced", "object_scale", "noobject_scale", "class_scale", "jitter", "random",
+        "reorg",
+    ])
+
+    static func parse(_ section: CfgSection) throws -> DetectionLayer {
+        let coords = try section.int("coords", default: 1)
+        guard coords == 4 else {
+            throw CfgError.unsupported(section.location("coords"), what: "coords=\(coords) in [detection] (YOLOv1 boxes have 4)")
+        }
+        let head = YOLOv1Head(side: try section.int("side", default: 7), boxes: try section.int("num", default: 1),
+                              classes: try section.int("classes", default: 1), sqrt: try section.int("sqrt", default: 0) != 0)
+        for (key, value) in [("side", head.side), ("num", head.boxes), ("classes", head.classes)] where value < 1 {
+            throw CfgError.invalidValue(section.location(key), value: String(value), expected: "an integer ≥ 1")
+        }
+        return DetectionLayer(head: head, softmax: try section.int("softmax", default: 0) != 0)
+    }
+
+    /// One image's output (`input` copied, then each cell's scores through the softmax).
+    func forward(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int) {
+        output.update(from: input, count: count)
+        guard softmax else { return }
+        for cell in 0..<(head.side * head.side) {
+            let scores = output + cell * head.classes
+            Region.softmax(scores, count: head.classes, stride: 1, into: scores)
+        }
+    }
+}
+
+extension DetectionLayer: LayerType {
+    static let isDetectionHead = true
+    static let sectionNames = ["detection"]
+
+    static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {
+        [("num", limits.maximumAnchors), ("classes", limits.maximumChannels), ("side", limits.maximumInputSide)]
+    }
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let layer = try parse(section)
+        guard let expected = layer.head.outputCount, expected == context.input.count else {
+            throw CfgError.shapeMismatch(context.location, layer: context.index,
+                                         detail: "[detection] with side=\(layer.head.side), num=\(layer.head.boxes), classes=\(layer.head.classes) needs side²·(classes + 5·num) = \(layer.head.outputCount.map(String.init) ?? "too many") inputs, got \(context.input.count)")
+        }
+        return ParsedLayer(kind: .detection(layer), input: context.input, output: context.input)
+    }
+
+    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
+        LayerRun.eachImageCount(layer, batch: batch)
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        run.eachImage { forward(input: $0, output: $1, count: run.layer.output.count) }
+    }
+}

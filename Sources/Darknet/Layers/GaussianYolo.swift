@@ -1,0 +1,77 @@
+import Kernels
+import YOLO
+
+/// `[Gaussian_yolo]` (AlexeyAB, Gaussian YOLOv3): input = output `(mask.count · (9 + classes)) × H × W`,
+/// per anchor μ and σ of x, y, w, h, then objectness and the class scores (`GaussianYOLOHead`).
+/// Forward is AlexeyAB's `forward_gaussian_yolo_layer` at inference: the logistic on μx, σx,
+/// μy, σy, σw, σh, objectness and classes, `scale_x_y` on μx and μy; μw and μh copied raw.
+/// Boxes and their uncertainty-weighted scores are decoded by `GaussianYOLODecoder`.
+public struct GaussianYolo: Sendable, Hashable {
+    public var head: GaussianYOLOHead
+    public var nmsKind: NMSKind = .default
+
+    static let honouredKeys: Set<String> = ["mask", "anchors", "classes", "num", "scale_x_y", "yolo_point", "nms_kind",
+                                            "beta_nms"]
+    static let keys: Set<String> = honouredKeys.union([
+        "max", "max_delta", "counters_per_class", "label_smooth_eps", "objectness_smooth", "uc_normalizer",
+        "iou_normalizer", "obj_normalizer", "cls_normalizer", "delta_normalizer", "iou_loss", "iou_thresh_kind",
+        "jitter", "resize", "ignore_thresh", "truth_thresh", "iou_thresh", "random", "map",
+    ])
+
+    static func parse(_ section: CfgSection) throws -> GaussianYolo {
+        // mask, anchors, classes, num and scale_x_y as `[yolo]` reads them.
+        let yolo = try Yolo.parseHead(section)
+        let pointName = section.string("yolo_point", default: "center")
+        guard let point = GaussianYOLOHead.Point(rawValue: pointName) else {
+            throw CfgError.invalidValue(section.location("yolo_point"), value: pointName,
+                                        expected: "center, left_top or right_bottom")
+        }
+        let head = GaussianYOLOHead(anchors: yolo.head.anchors, mask: yolo.head.mask, classes: yolo.head.classes,
+                                    scaleXY: yolo.scaleXY, point: point)
+        return GaussianYolo(head: head, nmsKind: try NMSKind.parse(section, acceptsCorners: true))
+    }
+
+    /// Channels the input must have: `mask.count · (9 + classes)`.
+    public var expectedChannels: Int { head.mask.count * head.entriesPerAnchor }
+
+    /// One image (or a stacked batch: `shape.height` = H · images).
+    func forward(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, shape: TensorShape, threads: Int) {
+        let plane = shape.height * shape.width
+        output.update(from: input, count: shape.count)
+        let (scale, beta) = (head.scaleXY, Float(-0.5 * (Double(head.scaleXY) - 1)))
+        for n in 0..<head.mask.count {
+            let base = output + n * head.entriesPerAnchor * plane
+            for (entry, planes) in [(0, 2), (2, 2), (5, 1), (7, 1), (8, 1 + head.classes)] {
+                Logistic.apply(base + entry * plane, base + entry * plane, count: planes * plane, threads: threads)
+            }
+            if scale != 1 {
+                for entry in [0, 2] {
+                    for i in 0..<plane { base[entry * plane + i] = base[entry * plane + i] * scale + beta }
+                }
+            }
+        }
+    }
+}
+
+extension GaussianYolo: LayerType {
+    /// AlexeyAB spells it `[Gaussian_yolo]`; section names are read in any case.
+    static let isDetectionHead = true
+    static let sectionNames = ["gaussian_yolo"]
+
+    static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {
+        [("num", limits.maximumAnchors), ("classes", limits.maximumChannels)]
+    }
+
+    static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
+        let layer = try parse(section)
+        if context.input.channels != layer.expectedChannels {
+            throw CfgError.shapeMismatch(headFiltersLocation(context), layer: max(context.index - 1, 0),
+                                         detail: "filters=\(context.input.channels) before a [Gaussian_yolo] that needs (classes + 9) × mask count = \(layer.expectedChannels)")
+        }
+        return ParsedLayer(kind: .gaussianYolo(layer), input: context.input, output: context.input)
+    }
+
+    func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
+        forward(input: run.input, output: run.output, shape: run.stacked(run.layer.output), threads: run.threads)
+    }
+}
