@@ -45,3 +45,30 @@ final class RegionGoldenTests: XCTestCase {
         }
     }
 }
+
+/// YOLOv1's `[detection]` against Debian's libdarknet (`tools/regen-goldens yolo1`): every
+/// layer of yolov1-tiny on the synthetic input, and `darknet yolo test`'s detections on
+/// dog.jpg — the photo resized, not letterboxed (the cfg decides: a [detection] head),
+/// boxes relative to it, do_nms_sort at test_yolo's 0.4.
+final class YOLOv1GoldenTests: XCTestCase {
+    func testYolov1TinyEveryLayer() throws {
+        try checkSynthetic(cfg: "yolov1-tiny", golden: "yolov1-tiny-448-synthetic.json")
+    }
+
+    func testYolov1TinyDetectionsMatchDarknet() throws {
+        let golden = try JSONDecoder().decode(DetectionGolden.self,
+                                              from: Data(contentsOf: try TestData.fixture("yolov1-tiny-448-synthetic-dog.json")))
+        XCTAssertFalse(golden.detections.isEmpty)
+        let model = try ModelDescription(contentsOf: try TestData.cfg("yolov1-tiny"), width: 448, height: 448)
+        XCTAssertEqual(model.inputFitting.mapping, .stretch)
+        XCTAssertEqual(model.inputFitting.reason, "a YOLOv1 [detection] head: darknet yolo test resizes")
+        let bytes = SyntheticWeights.bytes(for: model, seed: 1)
+        let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+        let detector = try Detector(model: model, weights: weights, options: DetectorOptions(threshold: 0.5, nmsThreshold: 0.4))
+        XCTAssertEqual(detector.classCount, 20)
+        let image = try Image(contentsOf: try TestData.path("data/dog.jpg"))
+        let found = try detector.detect(in: image)
+        assertMatchesDarknet(found, golden, image: image)
+        XCTAssertEqual(try detector.detect(in: [image, image])[1], found, "in a batch")
+    }
+}

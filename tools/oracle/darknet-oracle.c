@@ -21,6 +21,10 @@
  *       each of the two sample sets.
  *   detect CFG WEIGHTS IMAGE THRESH HIER NMS W H OUT.json [NAMES [META]]
  *       darknet's test_detector path; W H = 0 0 keeps the cfg's size.
+ *   yolo1 CFG WEIGHTS IMAGE THRESH HIER NMS W H OUT.json [NAMES [META]]
+ *       darknet's YOLOv1 path, `darknet yolo test` (examples/yolo.c test_yolo): the image
+ *       resized (not letterboxed), get_network_boxes(net, 1, 1, ...) (relative boxes),
+ *       do_nms_sort over side*side*num boxes. Same output as detect.
  *   classify CFG WEIGHTS IMAGE TOP W H OUT.json [META]
  *       darknet's predict_classifier path (letterbox, network_predict, top_k).
  *
@@ -122,6 +126,7 @@ static const char *type_name(LAYER_TYPE t)
     case REGION: return "region";
     case CROP: return "crop";
     case LOCAL: return "local";
+    case DETECTION: return "detection";
     default: return NULL;
     }
 }
@@ -132,7 +137,7 @@ static void require_supported(network *net, const char *cfg)
         if (!type_name(net->layers[i].type)) {
             fprintf(stderr, "darknet-oracle: %s layer %d has darknet LAYER_TYPE %d, which this "
                     "oracle does not support (only convolutional, maxpool, upsample, route, "
-                    "shortcut, yolo, avgpool, connected, softmax, dropout, batchnorm, cost, reorg, region, crop, local)\n", cfg, i, (int)net->layers[i].type);
+                    "shortcut, yolo, avgpool, connected, softmax, dropout, batchnorm, cost, reorg, region, crop, local, detection)\n", cfg, i, (int)net->layers[i].type);
             exit(1);
         }
     }
@@ -455,9 +460,9 @@ static int mode_layers(int argc, char **argv)
     for (int i = 0; i < net->n; ++i) {
         layer *l = &net->layers[i];
         int oc = l->out_c, oh = l->out_h, ow = l->out_w;
-        /* darknet leaves out_c/out_h/out_w at 0 for [softmax] and [cost]; their
+        /* darknet leaves out_c/out_h/out_w at 0 for [softmax], [cost] and [detection]; their
          * outputs keep their input's shape, the previous layer's output. */
-        if ((l->type == SOFTMAX || l->type == COST) && (long)oc * oh * ow != l->outputs) {
+        if ((l->type == SOFTMAX || l->type == COST || l->type == DETECTION) && (long)oc * oh * ow != l->outputs) {
             oc = prev_c; oh = prev_h; ow = prev_w;
         }
         prev_c = oc; prev_h = oh; prev_w = ow;
@@ -524,17 +529,20 @@ static int mode_detect(int argc, char **argv)
     if (access(weights, R_OK) != 0) die("cannot read weights %s", weights);
     if (access(image_path, R_OK) != 0) die("cannot read image %s", image_path);
 
-    /* Same sequence as darknet's test_detector (examples/detector.c). */
+    /* Same sequence as darknet's test_detector (examples/detector.c), or for yolo1 its
+     * test_yolo (examples/yolo.c). */
+    int yolo1 = strcmp(argv[1], "yolo1") == 0;
     network *net = load_net(cfg, weights, w, h);
     require_matching_weights(net, weights);
     srand(2222222);
     image im = load_image_color((char *)image_path, 0, 0);
-    image sized = letterbox_image(im, net->w, net->h);
+    image sized = yolo1 ? resize_image(im, net->w, net->h) : letterbox_image(im, net->w, net->h);
     layer l = net->layers[net->n - 1];
     network_predict(net, sized.data);
     int nboxes = 0;
-    detection *dets = get_network_boxes(net, im.w, im.h, thresh, hier, 0, 1, &nboxes);
-    if (nms) do_nms_sort(dets, nboxes, l.classes, nms);
+    detection *dets = yolo1 ? get_network_boxes(net, 1, 1, thresh, 0, 0, 0, &nboxes)
+                            : get_network_boxes(net, im.w, im.h, thresh, hier, 0, 1, &nboxes);
+    if (nms) do_nms_sort(dets, yolo1 ? l.side * l.side * l.n : nboxes, l.classes, nms);
 
     FILE *out = fopen(out_path, "w");
     if (!out) die("cannot write %s", out_path);
@@ -620,11 +628,12 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "synth-weights") == 0) return mode_synth_weights(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "layers") == 0) return mode_layers(argc, argv);
-    if (argc >= 2 && strcmp(argv[1], "detect") == 0) return mode_detect(argc, argv);
+    if (argc >= 2 && (strcmp(argv[1], "detect") == 0 || strcmp(argv[1], "yolo1") == 0)) return mode_detect(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "classify") == 0) return mode_classify(argc, argv);
     fprintf(stderr, "usage: darknet-oracle synth-weights CFG OUT.weights SEED [W H]\n"
                     "       darknet-oracle layers CFG WEIGHTS W H OUT.json [SAMPLES [META]]\n"
                     "       darknet-oracle detect CFG WEIGHTS IMAGE THRESH HIER NMS W H OUT.json [NAMES [META]]\n"
+                    "       darknet-oracle yolo1 CFG WEIGHTS IMAGE THRESH HIER NMS W H OUT.json [NAMES [META]]\n"
                     "       darknet-oracle classify CFG WEIGHTS IMAGE TOP W H OUT.json [META]\n");
     return 2;
 }
