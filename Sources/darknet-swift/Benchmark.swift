@@ -65,7 +65,7 @@ struct Benchmark: ParsableCommand {
     @Option(help: "Seed of the synthetic weights (default: 1; only without a weights file).")
     var seed: UInt64?
 
-    @Flag(help: "Treat unknown cfg keys as errors instead of warnings.")
+    @Flag(help: "Treat cfg warnings (unknown keys, ignored text, repeated keys) as errors.")
     var strict = false
 
     func validate() throws {

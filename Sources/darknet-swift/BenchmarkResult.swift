@@ -45,7 +45,13 @@ struct BenchmarkRow {
         case .region(let region): return "classes \(region.head.classes)"
         case .local(let local): return "\(local.filters) \(local.size)x\(local.size)/\(local.stride) \(local.activation.rawValue)"
         case .crop(let crop): return "\(crop.height)x\(crop.width)" + (crop.noAdjust ? " noadjust" : "")
-        case .avgpool, .batchnorm, .cost: return ""
+        case .gaussianYolo(let gaussian): return "classes \(gaussian.head.classes)"
+        case .reorg3d(let reorg): return "/\(reorg.stride)" + (reorg.reverse ? " reverse" : "")
+        case .localAvgpool(let local): return "\(local.pool.size)x\(local.pool.size)/\(local.pool.stride)"
+        case .activation(let layer): return layer.activation.rawValue
+        case .implicit(let implicit): return "\(implicit.filters)x\(implicit.atoms)"
+        case .detection(let detection): return "classes \(detection.head.classes)"
+        case .avgpool, .batchnorm, .cost, .contrastive, .empty: return ""
         }
     }
 }

@@ -52,7 +52,7 @@ struct Classify: ParsableCommand {
     @Flag(help: "No summary on stderr.")
     var quiet = false
 
-    @Flag(help: "Treat unknown cfg keys as errors instead of warnings.")
+    @Flag(help: "Treat cfg warnings (unknown keys, ignored text, repeated keys) as errors.")
     var strict = false
 
     func validate() throws {

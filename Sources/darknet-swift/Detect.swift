@@ -62,8 +62,8 @@ struct Detect: ParsableCommand {
     @Option(help: "Keep at most this many detections per image (highest confidence first).")
     var maxDetections: Int?
 
-    @Flag(help: "Letterbox the image into the network input (darknet's default) or stretch it.")
-    var mapping: MappingFlag = .letterbox
+    @Flag(help: "Letterbox the image into the network input or stretch it (default: as the cfg says: [net] letter_box, else letterbox for pjreddie-style cfgs and stretch for AlexeyAB-style ones, as their darknets do).")
+    var mapping: MappingFlag?
 
     @Option(help: "Network input width and height (overrides the cfg's [net]).")
     var size: Int?
@@ -105,7 +105,7 @@ struct Detect: ParsableCommand {
                               discussion: "Overlapping holds up to four more photos in memory; with --conv-algorithm auto, a model whose Winograd choice is bound by memory (yolov3) always runs them one after another."))
     var noPipeline = false
 
-    @Flag(help: "Treat unknown cfg keys as errors instead of warnings.")
+    @Flag(help: "Treat cfg warnings (unknown keys, ignored text, repeated keys) as errors.")
     var strict = false
 
     func validate() throws {
@@ -128,7 +128,7 @@ struct Detect: ParsableCommand {
     func run() throws {
         do {
             var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
-                                          mapping: mapping.value,
+                                          mapping: mapping?.value,
                                           execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped),
                                                                       convolutionAlgorithm: convAlgorithm))
             if nms == 0 { options.nmsMode = .none }
@@ -137,7 +137,7 @@ struct Detect: ParsableCommand {
             let filter = DetectionFilter(classes: try classes.map { try DetectionFilter.classIds($0, names: classNames) },
                                          maxDetections: maxDetections)
             let writer = ResultWriter(format: format, names: classNames, classCount: detector.classCount,
-                                      imageIds: try COCOImageIds(file: imageIds))
+                                      imageIds: try COCOImageIds(file: imageIds), choices: JSONReport.choices(detector))
             let paths = images.map(RawPath.init(argument:))
             let source = try InputSource(paths: paths, list: list.map(RawPath.init(argument:)), recursive: recursive)
             // The list streams (a run starts at its first line and holds none of it) unless the

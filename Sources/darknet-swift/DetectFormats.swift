@@ -24,13 +24,16 @@ struct ResultWriter {
     let names: [String]
     let classCount: Int
     let imageIds: COCOImageIds
+    /// How images were fitted and suppressed, and why (`JSONReport.choices`): in every JSON object.
+    let choices: String
     private var written = 0
 
-    init(format: OutputFormat, names: [String], classCount: Int, imageIds: COCOImageIds) {
+    init(format: OutputFormat, names: [String], classCount: Int, imageIds: COCOImageIds, choices: String = "") {
         self.format = format
         self.names = names
         self.classCount = classCount
         self.imageIds = imageIds
+        self.choices = choices
     }
 
     mutating func begin() throws(OutputError) {
@@ -49,7 +52,7 @@ struct ResultWriter {
             try emit(TextReport.render(path: result.path, width: result.width, height: result.height,
                                    detections: result.detections, names: names, seconds: result.inferenceSeconds))
         case .json, .jsonl:
-            try emit(JSONReport.render(result, names: names) + "\n")
+            try emit(JSONReport.render(result, names: names, choices: choices) + "\n")
         case .csv:
             try emit(CSVReport.rows(result, names: names))
         case .coco:

@@ -66,6 +66,22 @@ enum LayerTable {
             return String(format: "Crop Layer: %d x %d -> %d x %d x %d image", i.height, i.width, o.height, o.width, o.channels)
         case .region:
             return "detection"
+        case .gaussianYolo:
+            return "Gaussian_yolo"
+        case .reorg3d(let reorg):
+            return String(format: "reorg3d            /%2d  ", reorg.stride) + shapes
+        case .localAvgpool(let local):
+            return String(format: "avg          %d x %d / %d  ", local.pool.size, local.pool.size, local.pool.stride) + shapes
+        case .contrastive:
+            return "contrastive"
+        case .empty:
+            return "empty                   " + shapes
+        case .activation(let layer):
+            return String(format: "Activation Layer: %d inputs", i.count) + " (\(layer.activation.rawValue))"
+        case .detection:
+            return "Detection Layer"
+        case .implicit(let implicit):  // AlexeyAB's make_implicit_layer line
+            return String(format: "implicit Layer: %d x %d", implicit.filters, implicit.atoms)
         }
     }
 }

@@ -82,12 +82,7 @@ enum ModelFiles {
     }
 
     static func isDetector(_ model: ModelDescription) -> Bool {
-        model.layers.contains {
-            switch $0.kind {
-            case .yolo, .region: return true
-            default: return false
-            }
-        }
+        model.layers.contains(where: \.isDetectionHead)
     }
 
     /// A weights file starts with its header, three little-endian int32 (major, minor,

@@ -1,3 +1,4 @@
+import Darknet
 import Foundation
 import Imaging
 import YOLO
@@ -44,10 +45,25 @@ private func isControl(_ scalar: Unicode.Scalar) -> Bool {
 /// timing{decode, inference} (seconds), detections[classId, name, confidence, box (pixels),
 /// normalized (centre and size as fractions of the image)].
 enum JSONReport {
-    static func render(_ result: ImageResult, names: [String]) -> String {
-        "{\"path\":\(quoted(result.path)),\"width\":\(result.width),\"height\":\(result.height),"
+    static func render(_ result: ImageResult, names: [String], choices: String = "") -> String {
+        "{\"path\":\(quoted(result.path)),\"width\":\(result.width),\"height\":\(result.height),\(choices)"
             + "\"timing\":{\"decode\":\(number(double: result.decodeSeconds)),\"inference\":\(number(double: result.inferenceSeconds))},"
             + "\"detections\":\(detections(result.detections, width: result.width, height: result.height, names: names))}"
+    }
+
+    /// `"fitting":{"mapping":…,"reason":…},"nms":{"kind":…,"reason":…},`: how the detector
+    /// fitted the image and which suppression ran, each with its reason (the cfg's `letter_box`
+    /// or dialect, the last head's `nms_kind`, or the options given).
+    static func choices(_ detector: Detector) -> String {
+        let fitting = detector.inputFitting
+        let nms: (kind: String, reason: String)
+        switch detector.options.nmsMode {
+        case .perClass: nms = (detector.nms.kind.description, detector.nms.reason)
+        case .agnostic: nms = ("agnostic", "--nms-mode agnostic")
+        case .none: nms = ("none", detector.options.nmsThreshold == 0 ? "--nms 0" : "--nms-mode none")
+        }
+        return "\"fitting\":{\"mapping\":\(quoted(fitting.mapping == .letterbox ? "letterbox" : "stretch")),"
+            + "\"reason\":\(quoted(fitting.reason))},\"nms\":{\"kind\":\(quoted(nms.kind)),\"reason\":\(quoted(nms.reason))},"
     }
 
     /// The `detections` array shared by `detect` and `stream`; `ids` (`stream --track`) adds

@@ -77,8 +77,8 @@ struct Stream: ParsableCommand {
     @Option(help: "Keep at most this many detections per frame (highest confidence first).")
     var maxDetections: Int?
 
-    @Flag(help: "Letterbox the frame into the network input (darknet's default) or stretch it.")
-    var mapping: MappingFlag = .letterbox
+    @Flag(help: "Letterbox the frame into the network input or stretch it (default: as the cfg says, as detect).")
+    var mapping: MappingFlag?
 
     @Option(help: "Network input width and height (overrides the cfg's [net]).")
     var size: Int?
@@ -119,7 +119,7 @@ struct Stream: ParsableCommand {
             if let rawFrame { try FrameReader.checkRawSize(descriptor: 0, width: rawFrame.width, height: rawFrame.height) }
             let targets = try openTargets()
             var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
-                                          mapping: mapping.value, execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped)))
+                                          mapping: mapping?.value, execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped)))
             if nms == 0 { options.nmsMode = .none }
             let detector = try ModelFiles.detector(cfg: cfg, weights: weights, options: options)
             let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)

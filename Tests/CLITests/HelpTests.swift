@@ -25,6 +25,7 @@ final class HelpTests: XCTestCase {
     func testClassifyHelp() throws { try check(["classify", "--help"], snapshot: "help-classify.txt") }
     func testSummaryHelp() throws { try check(["summary", "--help"], snapshot: "help-summary.txt") }
     func testBenchmarkHelp() throws { try check(["benchmark", "--help"], snapshot: "help-benchmark.txt") }
+    func testSynthWeightsHelp() throws { try check(["synth-weights", "--help"], snapshot: "help-synth-weights.txt") }
 
     /// `--version`: the version, the commit it was built from, the BLAS library and core, and
     /// the packed kernel the engine drives.

@@ -11,7 +11,50 @@ final class SummaryCommandTests: XCTestCase {
         XCTAssertTrue(lines.contains("   36 res   33                  52 x  52 x 256   ->    52 x  52 x 256"))
         XCTAssertTrue(lines.contains("   86 route  85 61"), result.stdout)
         XCTAssertTrue(lines.contains("  106 yolo"))
-        XCTAssertEqual(lines.last, "Total BFLOPs: 65.862 (sum of the rows; exact 65.864)")
+        XCTAssertEqual(lines.suffix(4), [
+            "Total BFLOPs: 65.862 (sum of the rows; exact 65.864)",
+            "dialect   pjreddie (nothing AlexeyAB-only)",
+            "input     letterbox (no letter_box in a pjreddie cfg: darknet detect letterboxes)",
+            "nms       default (nms_kind of the last [yolo] (layer 106, line 780))",
+        ])
+    }
+
+    /// An AlexeyAB-dialect detector: the first thing only his parser reads, the fitting his
+    /// `detector test` uses, and the last head's nms_kind, each with its line.
+    func testAlexeyABChoicesAreSaid() throws {
+        let folder = try CLI.temporaryFolder(self)
+        let cfg = folder.appendingPathComponent("v4.cfg")
+        try """
+        [net]
+        width=64
+        height=64
+        channels=3
+        mosaic=1
+
+        [convolutional]
+        filters=18
+        size=1
+        activation=mish
+
+        [yolo]
+        mask=0,1,2
+        anchors=4,6, 8,10, 12,9
+        classes=1
+        num=3
+        nms_kind=greedynms
+        """.write(to: cfg, atomically: true, encoding: .utf8)
+        let result = try CLI.run(["summary", cfg.path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout.split(separator: "\n").suffix(3), [
+            "dialect   AlexeyAB (key 'mosaic' at \(cfg.path):5)",
+            "input     stretch (no letter_box in an AlexeyAB cfg (key 'mosaic' at line 5): detector test resizes)",
+            "nms       greedynms (nms_kind of the last [yolo] (layer 1, line 12))",
+        ])
+        // A classifier says its dialect only.
+        try "[net]\nwidth=8\nheight=8\nchannels=3\n[convolutional]\nfilters=4\nsize=1\n[avgpool]\n[softmax]\n"
+            .write(to: cfg, atomically: true, encoding: .utf8)
+        let classifier = try CLI.run(["summary", cfg.path])
+        XCTAssertEqual(classifier.stdout.split(separator: "\n").last, "dialect   pjreddie (nothing AlexeyAB-only)")
     }
 
     /// `--methods` at the cfg's own 608 (the method column as wide as its name, the memory lines
@@ -51,7 +94,7 @@ final class SummaryCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("   11 max          2 x 2 / 1    13 x  13 x 512   ->    13 x  13 x 512"))
         XCTAssertTrue(result.stdout.contains("   19 upsample            2x    13 x  13 x 128   ->    26 x  26 x 128"))
-        XCTAssertTrue(result.stdout.hasSuffix("Total BFLOPs: 5.567 (sum of the rows; exact 5.565)\n"))
+        XCTAssertTrue(result.stdout.contains("\nTotal BFLOPs: 5.567 (sum of the rows; exact 5.565)\ndialect   pjreddie"), result.stdout)
     }
 
     /// Every row as Debian's darknet prints it loading alexnet.cfg at 128×128 (copied from its
@@ -59,7 +102,7 @@ final class SummaryCommandTests: XCTestCase {
     func testAlexnetRowsAreDarknets() throws {
         let result = try CLI.run(["summary", try CLI.data("cfg/alexnet.cfg"), "--size", "128"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        let rows = result.stdout.split(separator: "\n").dropFirst().dropLast().map(String.init)
+        let rows = result.stdout.split(separator: "\n").dropFirst().prefix { !$0.hasPrefix("Total BFLOPs") }.map(String.init)
         XCTAssertEqual(rows, [
             "    0 conv     96 11 x11 / 4   128 x 128 x   3   ->    30 x  30 x  96  0.063 BFLOPs",
             "    1 max          3 x 3 / 2    30 x  30 x  96   ->    14 x  14 x  96",

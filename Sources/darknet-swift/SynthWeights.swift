@@ -1,0 +1,69 @@
+import ArgumentParser
+import Darknet
+import Foundation
+
+struct SynthWeights: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "synth-weights",
+        abstract: "Write deterministic synthetic weights for a cfg.",
+        discussion: """
+        The file has darknet's layout (header 0.2.0, then every layer's parameters in the order \
+        the cfg's darknet reads them) and the values of the engine's generator (SyntheticWeights, \
+        spec v1) for --seed: the same cfg, size and seed give the same bytes on every machine. \
+        Detections on such weights mean nothing, but they let you try a model without its \
+        weights, time it, and check that a darknet build and this engine give the same answers \
+        on the same file.
+
+        EXAMPLES:
+          darknet-swift synth-weights yolov4-tiny.cfg yolov4-tiny-synthetic.weights
+          darknet-swift synth-weights darknet19.cfg darknet19.weights --seed 7 --size 256
+        """
+    )
+
+    @Argument(help: "Darknet .cfg file.")
+    var cfg: String
+
+    @Argument(help: "The .weights file to write.")
+    var output: String
+
+    @Option(help: "Seed of the generator.")
+    var seed: UInt64 = 1
+
+    @Option(help: "Network input width and height (overrides [net]; it sizes [connected] layers).")
+    var size: Int?
+
+    @Flag(help: "Overwrite an existing file.")
+    var force = false
+
+    @Flag(help: "Treat cfg warnings (unknown keys, ignored text, repeated keys) as errors.")
+    var strict = false
+
+    enum Error: Swift.Error, CustomStringConvertible {
+        case exists(String)
+
+        var description: String {
+            switch self {
+            case .exists(let path): return "\(path) already exists (use --force to overwrite it)"
+            }
+        }
+    }
+
+    func validate() throws {
+        if let size, size < 1 || size > 16384 { throw ValidationError("--size must be in 1...16384, got \(size)") }
+    }
+
+    func run() throws {
+        do {
+            let model = try ModelFiles.model(cfg: cfg, weights: nil, width: size, height: size)
+            try report(model.warnings, strict: strict)
+            let target = RawPath(argument: output)
+            if !force && target.exists { throw Error.exists(target.display) }
+            let bytes = SyntheticWeights.bytes(for: model, seed: seed)
+            try AtomicFile.write(bytes, to: target)
+            let checksum = String(format: "%016llx", SyntheticWeights.fnv1a64(bytes))
+            try StandardOutput.write("\(target.display): \(bytes.count) bytes, seed \(seed), FNV-1a 64 \(checksum)\n")
+        } catch {
+            throw conclude(error)
+        }
+    }
+}
