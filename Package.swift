@@ -54,6 +54,7 @@ let package = Package(
         .testTarget(name: "KernelsTests", dependencies: ["Kernels"]),
         .testTarget(name: "DarknetTests", dependencies: ["Darknet", "YOLO", "Imaging"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CLITests", dependencies: ["darknet-swift", "Imaging"], exclude: ["Fixtures"]),
+        // Darknet for `SyntheticWeights` (models of the tests' own cfgs, run through the binary).
+        .testTarget(name: "CLITests", dependencies: ["darknet-swift", "Imaging", "Darknet"], exclude: ["Fixtures"]),
     ]
 )

@@ -1,12 +1,17 @@
 import Foundation
 
-/// Interleaved 8-bit RGB pixels as a codec hands them over (row-major, R G B per pixel).
+/// Interleaved 8-bit pixels as a codec hands them over (row-major, R G B per pixel, or one
+/// grey byte when `components` is 1), with the file's alpha apart when it was asked for.
 struct RGB8 {
     var width: Int
     var height: Int
     var bytes: [UInt8]
     /// EXIF orientation tag value (1...8) found in the file, 1 when absent.
     var orientation: Int = 1
+    /// 3 (RGB) or 1 (grey: a JPEG's Y plane, see `Image(decoding:name:channels:)`).
+    var components = 3
+    /// One alpha byte per pixel: only when asked for, and only for files that have alpha.
+    var alpha: [UInt8]? = nil
 }
 
 extension Image {
@@ -87,18 +92,7 @@ func planarImage(from rgb: RGB8) -> Image {
                 }
                 for y in 0..<h {
                     for x in 0..<w {
-                        // Source pixel (sx, sy) that lands on output (x, y).
-                        let sx: Int, sy: Int
-                        switch orientation {
-                        case 2: sx = sw - 1 - x; sy = y
-                        case 3: sx = sw - 1 - x; sy = sh - 1 - y
-                        case 4: sx = x; sy = sh - 1 - y
-                        case 5: sx = y; sy = x
-                        case 6: sx = y; sy = sh - 1 - x
-                        case 7: sx = sw - 1 - y; sy = sh - 1 - x
-                        case 8: sx = sw - 1 - y; sy = x
-                        default: sx = x; sy = y
-                        }
+                        let (sx, sy) = exifSource(x: x, y: y, width: sw, height: sh, orientation: orientation)
                         let s = 3 * (sy * sw + sx)
                         let d = y * w + x
                         dst[d] = lut[Int(src[s])]
@@ -110,4 +104,20 @@ func planarImage(from rgb: RGB8) -> Image {
         }
     }
     return Image(width: w, height: h, channels: 3, data: out)
+}
+
+/// The source pixel (sx, sy) of a `width` × `height` image that lands on output (x, y) after
+/// the EXIF `orientation` is applied.
+@inline(__always)
+func exifSource(x: Int, y: Int, width sw: Int, height sh: Int, orientation: Int) -> (Int, Int) {
+    switch orientation {
+    case 2: return (sw - 1 - x, y)
+    case 3: return (sw - 1 - x, sh - 1 - y)
+    case 4: return (x, sh - 1 - y)
+    case 5: return (y, x)
+    case 6: return (y, sh - 1 - x)
+    case 7: return (sw - 1 - y, sh - 1 - x)
+    case 8: return (sw - 1 - y, x)
+    default: return (x, y)
+    }
 }

@@ -21,6 +21,8 @@ public enum ImageError: Error, CustomStringConvertible, Equatable {
     case unsupportedExtension(path: String)
     /// The image cannot be encoded (e.g. channel count other than 1 or 3, zero size).
     case unencodable(path: String, reason: String)
+    /// A decode asked for a channel count other than 1...4 (stb_image's `req_comp`).
+    case unsupportedChannels(name: String, channels: Int)
     /// Encoding or writing the file failed.
     case writeFailed(path: String, reason: String)
 
@@ -46,6 +48,8 @@ public enum ImageError: Error, CustomStringConvertible, Equatable {
             return "cannot write image '\(path)': unknown extension (use .png, .jpg or .jpeg)"
         case let .unencodable(path, reason):
             return "cannot write image '\(path)': \(reason)"
+        case let .unsupportedChannels(name, channels):
+            return "image '\(name)': cannot decode to \(channels) channels (1, 2, 3 or 4)"
         case let .writeFailed(path, reason):
             return "cannot write image '\(path)': \(reason)"
         }

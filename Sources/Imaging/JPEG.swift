@@ -6,7 +6,11 @@ import CJPEG
 /// CMYK/YCCK files are decoded to CMYK and converted as OpenCV's `icvCvt_CMYK2BGR_8u_C4C3R`.
 /// Unlike OpenCV (which only prints libjpeg warnings), any libjpeg warning — e.g.
 /// "Premature end of JPEG file" for a truncated file — is reported as `corruptJPEG`.
-func decodeJPEG(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> RGB8 {
+///
+/// `grey`: a YCbCr or grey JPEG is decoded to TJPF_GRAY, which is its Y plane (libjpeg
+/// outputs the luma component as it is, as stb_image does for 1 or 2 requested components);
+/// RGB, CMYK and YCCK files are decoded to RGB as without it (the caller takes the luma).
+func decodeJPEG(_ bytes: [UInt8], name: String, maxPixels: Int, grey: Bool = false) throws -> RGB8 {
     guard let handle = tjInitDecompress() else {
         throw ImageError.corruptJPEG(name: name, message: "cannot create a TurboJPEG decompressor")
     }
@@ -27,8 +31,9 @@ func decodeJPEG(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> RGB8 {
     }
     try checkDimensions(width: w, height: h, name: name, maxPixels: maxPixels)
     let cmyk = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
-    let components = cmyk ? 4 : 3
-    let format = cmyk ? TJPF_CMYK : TJPF_RGB
+    let luma = grey && (colorspace == Int32(TJCS_YCbCr.rawValue) || colorspace == Int32(TJCS_GRAY.rawValue))
+    let components = cmyk ? 4 : luma ? 1 : 3
+    let format = cmyk ? TJPF_CMYK : luma ? TJPF_GRAY : TJPF_RGB
     var pixels = [UInt8](repeating: 0, count: w * h * components)
     let rc = bytes.withUnsafeBufferPointer { src in
         pixels.withUnsafeMutableBufferPointer { dst in
@@ -38,7 +43,7 @@ func decodeJPEG(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> RGB8 {
     }
     if rc != 0 { throw failure() }
     if cmyk { pixels = cmykToRGB(pixels) }
-    return RGB8(width: w, height: h, bytes: pixels, orientation: jpegExifOrientation(bytes))
+    return RGB8(width: w, height: h, bytes: pixels, orientation: jpegExifOrientation(bytes), components: luma ? 1 : 3)
 }
 
 /// OpenCV's CMYK → BGR (grfmt_jpeg / utils.cpp): `c = k - ((255 - c) * k >> 8)` per channel,

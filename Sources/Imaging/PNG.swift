@@ -8,7 +8,10 @@ import CPNG
 ///
 /// 16-bit RGBA is first decoded completely by the simplified API (premultiplied, used only to
 /// validate the stream) and then re-read with the classic API (see `decodeRGBA16Classic`).
-func decodePNG(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> RGB8 {
+///
+/// `alpha`: also hand over the alpha of grey+alpha and RGBA files (the high byte of 16-bit
+/// alpha, as `png_set_strip_16` keeps it), for 2- and 4-channel decoding.
+func decodePNG(_ bytes: [UInt8], name: String, maxPixels: Int, alpha wantsAlpha: Bool = false) throws -> RGB8 {
     let png = try preparePNG(bytes, name: name, maxPixels: maxPixels)
     let sixteen = png.bitDepth == 16 && !png.relabelledGrayAlpha16
     // png.h format flags (the composite PNG_FORMAT_* macros are not imported into Swift).
@@ -53,11 +56,13 @@ func decodePNG(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> RGB8 {
 
     let n = png.width * png.height
     var rgb = [UInt8](repeating: 0, count: n * 3)
+    var alphaBytes: [UInt8]? = nil
     switch (components, sixteen) {
     case (1, false):
         for i in 0..<n { let g = bytes8[i]; rgb[3 * i] = g; rgb[3 * i + 1] = g; rgb[3 * i + 2] = g }
     case (2, false):
         for i in 0..<n { let g = bytes8[2 * i]; rgb[3 * i] = g; rgb[3 * i + 1] = g; rgb[3 * i + 2] = g }
+        if wantsAlpha { alphaBytes = (0..<n).map { bytes8[2 * $0 + 1] } }
     case (3, false):
         rgb = bytes8
     case (4, false):
@@ -69,18 +74,25 @@ func decodePNG(_ bytes: [UInt8], name: String, maxPixels: Int) throws -> RGB8 {
                 rgb[3 * i] = bytes8[4 * i]; rgb[3 * i + 1] = bytes8[4 * i + 1]; rgb[3 * i + 2] = bytes8[4 * i + 2]
             }
         }
+        // Relabelled 16-bit grey+alpha is G G A A: byte 2 is the alpha's high byte.
+        if wantsAlpha { alphaBytes = (0..<n).map { bytes8[4 * $0 + (png.relabelledGrayAlpha16 ? 2 : 3)] } }
     case (1, true):
         for i in 0..<n { let g = UInt8(samples16[i] >> 8); rgb[3 * i] = g; rgb[3 * i + 1] = g; rgb[3 * i + 2] = g }
     case (3, true):
         for i in 0..<(3 * n) { rgb[i] = UInt8(samples16[i] >> 8) }
     default: // (4, true): the stream decoded without error; now read it the way OpenCV does.
-        guard let classic = decodeRGBA16Classic(png) else {
+        guard let classic = decodeRGBA16Classic(png, keepAlpha: wantsAlpha) else {
             throw ImageError.corruptPNG(name: name, message: "libpng: cannot create a reader")
         }
-        rgb = classic
+        if wantsAlpha {
+            rgb = (0..<(3 * n)).map { classic[4 * ($0 / 3) + $0 % 3] }
+            alphaBytes = (0..<n).map { classic[4 * $0 + 3] }
+        } else {
+            rgb = classic
+        }
     }
     let orientation = png.exif.map { exifOrientation(tiff: $0[...]) } ?? 1
-    return RGB8(width: png.width, height: png.height, bytes: rgb, orientation: orientation)
+    return RGB8(width: png.width, height: png.height, bytes: rgb, orientation: orientation, alpha: alphaBytes)
 }
 
 /// Encodes interleaved 8-bit samples (1 channel → gray PNG, 3 → RGB) with libpng's simplified writer,

@@ -79,7 +79,9 @@ struct Classify: ParsableCommand {
                     continue
                 }
                 do {
-                    let image = try Image(decoding: FileBytes.imageBytes(input.path), name: input.display)
+                    // Decoded with [net] channels, as AlexeyAB's darknet loads it (a JPEG's Y plane for 1).
+                    let image = try Image(decoding: FileBytes.imageBytes(input.path), name: input.display,
+                                          channels: model.net.channels)
                     let scores = try classifier.classify(image, top: top)
                     try StandardOutput.write(render(path: input.display, image: image, scores: scores))
                     done += 1

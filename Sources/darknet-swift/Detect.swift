@@ -21,11 +21,20 @@ struct Detect: ParsableCommand {
         input list when i mod N = K-1, so N machines split a corpus and their outputs \
         concatenate; --skip-existing resumes such a run into the same --output-dir.
 
+        --save-labels DIR writes DIR/NAME.txt per image, AlexeyAB's -save_labels lines \
+        (`class x y w h`, normalised; empty without detections). --crops DIR writes each \
+        detection cut from the photo as DIR/NAME-CLASS-N.jpg (.png for a PNG), N its place \
+        in the image's output. --tiles COLSxROWS (or auto: tiles about the network size) \
+        detects on overlapping tiles (10% of a tile past each inner edge), joins boxes cut \
+        by a tile edge and runs NMS across tiles: for small objects in large photos.
+
         EXAMPLES:
           darknet-swift detect yolov3-tiny.cfg yolov3-tiny.weights dog.jpg --output out/
           darknet-swift detect yolov3.cfg yolov3.weights photos/ --recursive --format jsonl
           find photos -name '*.jpg' | darknet-swift detect my.cfg my.weights --list -
           darknet-swift detect my.cfg my.weights photos/ --shard 2/8 --output-dir out/
+          darknet-swift detect my.cfg my.weights photos/ --save-labels photos/ --crops crops/
+          darknet-swift detect my.cfg my.weights aerial.jpg --tiles auto --output out/
         """
     )
 
@@ -92,7 +101,16 @@ struct Detect: ParsableCommand {
     @Option(help: "Write the annotated image to this file, or into this folder when it ends in / (NAME-detections.EXT).")
     var output: String?
 
-    @Flag(help: "Overwrite existing output files; allow --output-dir to be an input folder.")
+    @Option(help: "Write one YOLO label file per image into this folder (NAME.txt, as AlexeyAB's -save_labels).")
+    var saveLabels: String?
+
+    @Option(help: "Write each detection cropped from the image into this folder (NAME-CLASS-N.jpg, .png for PNGs).")
+    var crops: String?
+
+    @Option(help: "Detect on COLSxROWS overlapping tiles (e.g. 2x2), or auto (tiles about the network size), and merge.")
+    var tiles: String?
+
+    @Flag(help: "Overwrite existing output files; allow --output-dir and --crops to be an input folder.")
     var force = false
 
     @Flag(help: "Skip the images whose annotated image exists (resume a run into the same --output-dir).")
@@ -123,6 +141,7 @@ struct Detect: ParsableCommand {
         if output != nil && outputDir != nil { throw ValidationError("give --output or --output-dir, not both") }
         if skipExisting && output == nil && outputDir == nil { throw ValidationError("--skip-existing needs --output-dir or --output") }
         if skipExisting && force { throw ValidationError("give --skip-existing or --force, not both") }
+        if let tiles, TilesOption(tiles) == nil { throw ValidationError("\(TilesOption.usage), got \(tiles)") }
     }
 
     func run() throws {
@@ -146,23 +165,31 @@ struct Detect: ParsableCommand {
             let outputIsFile = output.map { !$0.hasSuffix("/") && !RawPath(argument: $0).isDirectory } ?? false
             var known: [InputImage]?
             var events: [InputEvent] = []
-            if list == nil || shard != nil || outputIsFile || (force && (output != nil || outputDir != nil)) {
+            let writesFiles = output != nil || outputDir != nil || saveLabels != nil || crops != nil
+            if list == nil || shard != nil || outputIsFile || (force && writesFiles) {
                 var (found, problems) = source.all()
                 if let shard, let parsed = Shard(shard) { found = parsed.select(found) }
                 known = found
                 events = problems + found.map { .image($0) }
             }
+            let folders = paths.filter { !$0.isStandardInput && $0.isDirectory }.map(\.standardized)
             let targets: AnnotationTargets?
             if let output {
                 targets = try AnnotationTargets(output: output, single: known.map { $0.count == 1 }, inputs: known ?? [], force: force)
             } else if let outputDir {
-                let folders = paths.filter { !$0.isStandardInput && $0.isDirectory }.map(\.standardized)
                 targets = try AnnotationTargets(outputDirectory: outputDir, folders: folders, inputs: known ?? [], force: force)
             } else {
                 targets = nil
             }
+            let labels = try saveLabels.map {
+                try OutputFolder($0, inputs: known ?? [], folders: folders, refusesInputFolder: false, force: force)
+            }
+            let cropFolder = try crops.map {
+                try OutputFolder($0, inputs: known ?? [], folders: folders, refusesInputFolder: true, force: force)
+            }
             let run = DetectRun(detector: detector, filter: filter, writer: writer, names: classNames, batch: batch,
-                                progress: Progress(total: known?.count, quiet: quiet), targets: targets, skipExisting: skipExisting)
+                                progress: Progress(total: known?.count, quiet: quiet), targets: targets, skipExisting: skipExisting,
+                                labels: labels, crops: cropFolder, tiling: tiles.flatMap(TilesOption.init))
             // Photos in flight would push a memory-bound model past twice its parameters.
             let pipelined = !noPipeline && !(convAlgorithm == .auto && detector.model.autoIsMemoryBound(batch: batch))
             run.run(known != nil ? AnyIterator(events.makeIterator()) : AnyIterator(source), pipelined: pipelined)

@@ -6,8 +6,13 @@ import YOLO
 /// One input on its way through `detect`'s pipeline.
 struct PipelineItem: @unchecked Sendable {
     var input: InputImage?
-    /// The network input (`Detector.prepare`): all the forward pass needs of the photo.
-    var networkInput: Image?
+    /// The network inputs (`Detector.prepare`): all the forward pass needs of the photo; one
+    /// per tile with `--tiles`, none until decoded (or when decoding failed).
+    var networkInputs: [Image] = []
+    /// The tiles the inputs were cut from (`--tiles`), nil when the photo is one input.
+    var tiles: [TileRect]?
+    /// The file is a PNG (crops keep the input's format).
+    var png = false
     /// The decoded photo, kept for drawing only with batches of one (nothing waits then).
     var photo: Image?
     /// The file's bytes, kept for drawing with larger batches: decoded again to draw.
@@ -44,6 +49,10 @@ final class DetectRun: @unchecked Sendable {
     let skipExisting: Bool
     let names: [String]
     let batch: Int
+    /// `--save-labels`, `--crops`, `--tiles`.
+    let labels: OutputFolder?
+    let crops: OutputFolder?
+    let tiling: TilesOption?
     var progress: Progress
     private(set) var succeeded = 0
     private(set) var failed = 0
@@ -56,8 +65,12 @@ final class DetectRun: @unchecked Sendable {
     private var stopped = false
 
     init(detector: Detector, filter: DetectionFilter, writer: ResultWriter, names: [String], batch: Int = 1,
-         progress: Progress, targets: AnnotationTargets?, skipExisting: Bool) {
+         progress: Progress, targets: AnnotationTargets?, skipExisting: Bool,
+         labels: OutputFolder? = nil, crops: OutputFolder? = nil, tiling: TilesOption? = nil) {
         self.detector = detector
+        self.labels = labels
+        self.crops = crops
+        self.tiling = tiling
         self.batch = batch
         self.filter = filter
         self.writer = writer
@@ -85,7 +98,7 @@ final class DetectRun: @unchecked Sendable {
             var waiting: [PipelineItem] = []
             while let item = decoded.pop() {
                 waiting.append(item)
-                if waiting.count(where: { $0.networkInput != nil }) == batch {
+                if waiting.count(where: { !$0.networkInputs.isEmpty }) == batch {
                     for item in infer(waiting) { inferred.push(item) }
                     waiting.removeAll(keepingCapacity: true)
                 }
@@ -98,7 +111,7 @@ final class DetectRun: @unchecked Sendable {
             var waiting: [PipelineItem] = []
             while !isStopped, let event = source.next() {
                 waiting.append(decode(event))
-                if waiting.count(where: { $0.networkInput != nil }) == batch {
+                if waiting.count(where: { !$0.networkInputs.isEmpty }) == batch {
                     for item in infer(waiting) { finish(item) }
                     waiting.removeAll(keepingCapacity: true)
                 }
@@ -119,7 +132,8 @@ final class DetectRun: @unchecked Sendable {
     }
 
     /// Reads, decodes and letterboxes one input (nothing, with `--skip-existing`, when its
-    /// annotated image exists).
+    /// annotated image exists). The network's image is decoded with `[net] channels` (as
+    /// AlexeyAB's darknet loads it); a photo kept to draw on or crop from is the RGB decode.
     func decode(_ event: InputEvent) -> PipelineItem {
         guard case .image(let input) = event else {
             if case .problem(let path, let error) = event { return PipelineItem(error: error, problemPath: path) }
@@ -134,13 +148,22 @@ final class DetectRun: @unchecked Sendable {
         var width = 0, height = 0, prepareSeconds = 0.0
         do {
             let bytes = try FileBytes.imageBytes(input.path)
-            let photo = try Image(decoding: bytes, name: input.display)
-            (width, height) = (photo.width, photo.height)
+            let channels = detector.model.net.channels
+            let image = try Image(decoding: bytes, name: input.display, channels: channels)
+            (width, height) = (image.width, image.height)
+            item.png = bytes.first == 0x89
             let prepared = DispatchTime.now().uptimeNanoseconds
-            item.networkInput = detector.prepare(photo)
+            let net = detector.model.net
+            if let tiles = tiling?.tiles(imageWidth: width, imageHeight: height, networkWidth: net.width, networkHeight: net.height) {
+                item.tiles = tiles
+                item.networkInputs = tiles.map { detector.prepare(image.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)) }
+            } else {
+                item.networkInputs = [detector.prepare(image)]
+            }
             prepareSeconds = Double(DispatchTime.now().uptimeNanoseconds - prepared) / 1e9
-            if targets != nil {
-                if batch == 1 { item.photo = photo } else { item.encoded = bytes }
+            if targets != nil || crops != nil {
+                if batch > 1 { item.encoded = bytes }
+                else { item.photo = channels == 3 ? image : try Image(decoding: bytes, name: input.display) }
             }
         } catch {
             item.error = error
@@ -151,25 +174,58 @@ final class DetectRun: @unchecked Sendable {
         return item
     }
 
-    /// Detections of the ready items among `items`, in one forward pass (the others pass through).
+    /// Detections of the ready items among `items`, in forward passes of up to `batch` network
+    /// inputs (one per image, or one per tile), the others passing through. A tiled image's
+    /// detections are mapped back and merged (`TileMerge`).
     func infer(_ items: [PipelineItem]) -> [PipelineItem] {
         var items = items
-        let ready = items.indices.filter { items[$0].networkInput != nil }
+        let ready = items.indices.filter { !items[$0].networkInputs.isEmpty }
         guard !ready.isEmpty, !isStopped else { return items }
         let start = DispatchTime.now().uptimeNanoseconds
         do {
-            let found = try detector.detect(prepared: ready.map { items[$0].networkInput! },
-                                            imageSizes: ready.map { (items[$0].result!.width, items[$0].result!.height) })
-            for (index, detections) in zip(ready, found) { items[index].result?.detections = filter.apply(detections) }
+            let jobs = ready.flatMap { item in items[item].networkInputs.indices.map { (item: item, input: $0) } }
+            var found: [[Detection]] = []
+            for first in stride(from: 0, to: jobs.count, by: batch) {
+                let part = jobs[first..<min(jobs.count, first + batch)]
+                let sizes = part.map { job -> (width: Int, height: Int) in
+                    let tile = items[job.item].tiles?[job.input]
+                    return tile.map { ($0.width, $0.height) } ?? (items[job.item].result!.width, items[job.item].result!.height)
+                }
+                found += try detector.detect(prepared: part.map { items[$0.item].networkInputs[$0.input] }, imageSizes: sizes)
+            }
+            var next = 0
+            for index in ready {
+                let count = items[index].networkInputs.count
+                let detections = found[next..<(next + count)]
+                next += count
+                let kept = filter.apply(merged(Array(detections), of: items[index]))
+                items[index].result?.detections = kept
+            }
         } catch {
             for index in ready { items[index].error = error }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 / Double(ready.count)
         for index in ready {
             items[index].result?.inferenceSeconds += seconds
-            items[index].networkInput = nil
+            items[index].networkInputs = []
         }
         return items
+    }
+
+    /// One image's detections: its input's, or its tiles' merged by `TileMerge` with the
+    /// detector's NMS threshold and mode, comparing boxes as the cfg's `nms_kind` does.
+    private func merged(_ found: [[Detection]], of item: PipelineItem) -> [Detection] {
+        guard let tiles = item.tiles, let result = item.result else { return found.first ?? [] }
+        let options = detector.options
+        let overlap: (BoundingBox, BoundingBox) -> Float
+        switch (options.nmsMode, detector.nms.kind.mode) {
+        case (.perClass, .greedyDIoU): overlap = { $0.distanceIoU($1, exponent: 0.6) }
+        case (.perClass, .diou(let beta)): overlap = { $0.distanceIoU($1, beta: beta) }
+        default: overlap = { $0.iou($1) }
+        }
+        return TileMerge.merge(found, tiles: tiles, imageWidth: result.width, imageHeight: result.height,
+                               nmsThreshold: options.nmsMode == .none ? 0 : options.nmsThreshold,
+                               agnostic: options.nmsMode == .agnostic, overlap: overlap)
     }
 
     /// Output stage: the format's record, the annotated image, counting and progress.
@@ -184,8 +240,8 @@ final class DetectRun: @unchecked Sendable {
         if error == nil, let input = item.input, let result = item.result {
             do {
                 progress.erase(forStandardOutput: true)
-                // The annotated image first: an image that fails there has no record in the output.
-                if let targets { try annotate(result, of: input, item: &item, to: targets) }
+                // The files first: an image that fails there has no record in the output.
+                try writeFiles(result, of: input, item: &item)
                 try writer.write(result)
             } catch let output as OutputError {
                 return stop(output)
@@ -203,19 +259,6 @@ final class DetectRun: @unchecked Sendable {
             succeeded += 1
         }
         progress.update(done: succeeded + failed + skipped)
-    }
-
-    /// Draws the detections on the photo (decoded again from its bytes when it did not travel
-    /// with the item) and writes it, PNG or JPEG by the target's extension.
-    private func annotate(_ result: ImageResult, of input: InputImage, item: inout PipelineItem, to targets: AnnotationTargets) throws {
-        let target = try targets.claim(for: input)
-        // The item gives its photo up, so drawing on it does not copy it.
-        guard var photo = try item.photo.take() ?? item.encoded.take().map({ try Image(decoding: $0, name: input.display) })
-        else { return }
-        Annotator.draw(result.detections, on: &photo, names: names, classes: detector.classCount)
-        let bytes = target.pathExtension == "png" ? try photo.pngData(name: target.display)
-            : try photo.jpegData(quality: 90, name: target.display)
-        try AtomicFile.write(bytes, to: target)
     }
 }
 

@@ -11,6 +11,7 @@ enum ModelFiles {
         case weightsGivenAsCfg(String)
         case notADetector(String)
         case notAClassifier(String)
+        case unsupportedChannels(String, Int)
 
         var description: String {
             switch self {
@@ -20,6 +21,8 @@ enum ModelFiles {
             case .notADetector(let path): return "\(path): no [yolo] or [region] layer: not a detector (use classify)"
             case .notAClassifier(let path):
                 return "\(path): has a [yolo] or [region] layer: a detector, not a classifier (use detect)"
+            case .unsupportedChannels(let path, let channels):
+                return "\(path): [net] channels=\(channels): images are read as 1, 2, 3 or 4 channels (as darknet's stb_image reads them)"
             }
         }
     }
@@ -70,6 +73,7 @@ enum ModelFiles {
         let model = try model(cfg: cfg, weights: weights, width: options.width, height: options.height)
         try report(model.warnings, strict: strict)
         if !isDetector(model) { throw Error.notADetector(RawPath(argument: cfg).display) }
+        try checkChannels(model, cfg: cfg)
         return try Detector(prepared(weights, for: model, options: options.execution), options: options)
     }
 
@@ -78,7 +82,16 @@ enum ModelFiles {
         let model = try model(cfg: cfg, weights: weights, width: size, height: size)
         try report(model.warnings, strict: strict)
         if isDetector(model) { throw Error.notAClassifier(RawPath(argument: cfg).display) }
+        try checkChannels(model, cfg: cfg)
         return model
+    }
+
+    /// Images become network inputs of 1...4 channels (stb_image's `req_comp`; see
+    /// `Image(decoding:name:channels:)`); another `[net] channels` is refused before the weights are read.
+    static func checkChannels(_ model: ModelDescription, cfg: String) throws {
+        if !(1...4).contains(model.net.channels) {
+            throw Error.unsupportedChannels(RawPath(argument: cfg).display, model.net.channels)
+        }
     }
 
     static func isDetector(_ model: ModelDescription) -> Bool {

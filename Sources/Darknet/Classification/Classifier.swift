@@ -71,11 +71,10 @@ public final class Classifier: @unchecked Sendable {
     /// Outputs of the network's last layer (`classCount` values).
     public var classCount: Int { labels.count }
 
-    /// The network input for `image`: letterboxed to `[net]`'s size, CHW in [0, 1].
+    /// The network input for `image`: letterboxed to `[net]`'s size, CHW in [0, 1]; another
+    /// channel count than `[net] channels` is converted as ``Detector/prepare(_:)`` converts it.
     public func prepare(_ image: Image) -> Image {
-        var rgb = image
-        if rgb.channels != model.net.channels { rgb = rgb.withChannels(model.net.channels) }
-        return rgb.letterboxed(width: model.net.width, height: model.net.height)
+        image.converted(toChannels: model.net.channels).letterboxed(width: model.net.width, height: model.net.height)
     }
 
     /// Every class score for `image` (the last layer's output, `classCount` values).

@@ -139,11 +139,13 @@ public final class Detector: @unchecked Sendable {
     }
 
     /// The network input for `image`: letterboxed or stretched to `[net]`'s size (`inputFitting`),
-    /// RGB CHW in [0, 1].
+    /// CHW in [0, 1]. An image whose channel count is not `[net] channels` is converted as
+    /// AlexeyAB's darknet loads it (`Image.converted(toChannels:)`: stb_image's grey
+    /// `(77r+150g+29b)>>8`, opaque alpha). For a JPEG, decoding with
+    /// `Image(contentsOf:channels:)` gives its Y plane itself.
     public func prepare(_ image: Image) -> Image {
         let net = model.net
-        var rgb = image
-        if rgb.channels != net.channels { rgb = rgb.withChannels(net.channels) }
+        let rgb = image.converted(toChannels: net.channels)
         switch inputFitting.mapping {
         case .letterbox: return rgb.letterboxed(width: net.width, height: net.height)
         case .stretch: return rgb.resized(width: net.width, height: net.height)
@@ -201,18 +203,5 @@ public final class Detector: @unchecked Sendable {
             candidates += decoded
         }
         return candidates
-    }
-}
-
-extension Image {
-    /// The image with `channels` channels: gray replicated or extra channels dropped.
-    func withChannels(_ channels: Int) -> Image {
-        let plane = width * height
-        var data = [Float](repeating: 0, count: channels * plane)
-        for c in 0..<channels {
-            let source = min(c, self.channels - 1)
-            for i in 0..<plane { data[c * plane + i] = self.data[source * plane + i] }
-        }
-        return Image(width: width, height: height, channels: channels, data: data)
     }
 }

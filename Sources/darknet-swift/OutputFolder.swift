@@ -1,0 +1,56 @@
+import Foundation
+
+/// A folder that receives files named after each input image (`--save-labels`, `--crops`),
+/// under the rules of annotated images (`AnnotationTargets`): an image found in an input
+/// folder keeps its path relative to that folder (so `a/x.jpg` and `b/x.jpg` found in `a/`
+/// and `b/` do not meet); an existing file is replaced only with `--force`; an input image is
+/// never replaced; and two inputs never write the same file in one run (the second fails).
+final class OutputFolder: @unchecked Sendable {
+    let root: RawPath
+    let force: Bool
+    /// Refuse to write when the folder is an input folder (without `--force`): crops are
+    /// images, which a later run over that folder would take as inputs. Labels may go there:
+    /// a `.txt` beside each image is where darknet's training looks for them.
+    let refusesInputFolder: Bool
+    private let inputs: Set<RawPath>
+    private let lock = NSLock()
+    private var written: [RawPath: String] = [:]
+
+    /// Creates the folder (`mkdir -p`); `folders` are the input folders given on the command line.
+    init(_ path: String, inputs: [InputImage], folders: [RawPath], refusesInputFolder: Bool, force: Bool) throws {
+        root = RawPath(argument: path)
+        self.force = force
+        self.refusesInputFolder = refusesInputFolder
+        self.inputs = Set(inputs.map { $0.path.standardized })
+        if refusesInputFolder && !force && folders.contains(root.standardized) {
+            throw AnnotationTargets.Error.isInputFolder(root.display)
+        }
+        try AnnotationTargets.createFolder(root)
+    }
+
+    /// `input`'s relative path under the folder, its extension replaced: `stem + suffix`.
+    func path(for input: InputImage, suffix: String) -> RawPath {
+        root.appending(input.relativePath.deletingExtension.adding(suffix))
+    }
+
+    /// Checks and claims `targets` for `input` (all or none), creating their folders. Throws,
+    /// for this image only, when a target is an input, exists (without `--force`) or was
+    /// written for another input in this run, or when `input` came from this folder.
+    func claim(_ targets: [RawPath], for input: InputImage) throws {
+        if refusesInputFolder, !force, input.folder == root.standardized {
+            throw AnnotationTargets.Error.isInputFolder(root.display)
+        }
+        let standardized = targets.map(\.standardized)
+        for (target, path) in zip(targets, standardized) where inputs.contains(path) || input.path.standardized == path {
+            throw AnnotationTargets.Error.isInput(target.display)
+        }
+        try lock.withLock {
+            for (target, path) in zip(targets, standardized) {
+                if let first = written[path] { throw AnnotationTargets.Error.writtenInThisRun(target: target.display, first: first) }
+                if !force && target.exists { throw AnnotationTargets.Error.exists(target.display) }
+            }
+            for path in standardized { written[path] = input.display }
+        }
+        for folder in Set(targets.map(\.folder)) { try AnnotationTargets.createFolder(folder) }
+    }
+}
