@@ -137,6 +137,38 @@ final class AlexeyABGoldenTests: XCTestCase {
         }
     }
 
+    /// His `classifier predict` on an AlexeyAB-dialect classifier: the photo's shorter side
+    /// scaled to the width and the centre cropped (not letterboxed), his top 5 in his order,
+    /// and every score within 1e-6.
+    func testClassifierIsAlexeyABs() throws {
+        struct ClassifyGolden: Decodable {
+            struct Classify: Decodable {
+                struct Top: Decodable { var index: Int; var score: Float }
+                var resized_w: Int
+                var resized_h: Int
+                var top: [Top]
+                var scores: [Float]
+            }
+            var seed: UInt64
+            var weights_fnv1a64: String
+            var classify: Classify
+        }
+        let golden = try JSONDecoder().decode(ClassifyGolden.self, from: Data(contentsOf: TestData.fixture("alexeyab/classifier.json")))
+        let cfg = try String(contentsOf: TestData.fixture("alexeyab/classifier.cfg"), encoding: .utf8)
+        let model = try ModelDescription(text: cfg, file: "classifier.cfg")
+        let weights = SyntheticWeights.bytes(for: model, seed: golden.seed)
+        XCTAssertEqual(String(format: "%016llx", SyntheticWeights.fnv1a64(weights)), golden.weights_fnv1a64)
+        let classifier = try weights.withUnsafeBytes { try Classifier(PreparedModel(model: model, weightsBytes: $0)) }
+        XCTAssertTrue(classifier.fitting.hasPrefix("shorter side to the width, centre crop"), classifier.fitting)
+        let image = try Image(contentsOf: TestData.fixture("alexeyab/scene-120x80.png").path)
+        XCTAssertEqual([golden.classify.resized_w, golden.classify.resized_h], [48, 32], "120×80 with its shorter side at 32")
+        let top = try classifier.classify(image, top: 5)
+        XCTAssertEqual(top.map(\.index), golden.classify.top.map(\.index))
+        let scores = try classifier.scores(for: image)
+        XCTAssertEqual(scores.count, golden.classify.scores.count)
+        for (ours, theirs) in zip(scores, golden.classify.scores) { XCTAssertEqual(ours, theirs, accuracy: 1e-6) }
+    }
+
     func testEveryLayerIsAlexeyABs() throws {
         for name in Self.models {
             let (golden, cfg, weights) = try load(name)

@@ -22,6 +22,11 @@
  *       DUMPN: leading raw floats of every detection layer's output to write (default 16).
  *       Writes every detection after NMS (relative box, objectness, Gaussian uncertainty,
  *       class probabilities > 0) and the lines `-ext_output` prints.
+ *   classify CFG WEIGHTS IMAGE TOP OUT.json
+ *       AlexeyAB's predict_classifier (src/classifier.c): parse_network_cfg_custom(cfg, 1, 0),
+ *       load_weights, fuse_conv_batchnorm, load_image_color, resize_min(im, net.w),
+ *       crop_image at the centre to net.w x net.h, network_predict, top_k; writes the top
+ *       indices and scores and every output.
  *   layers CFG WEIGHTS W H OUT.json [nofuse]
  *       Runs the synthetic input x[c][y][x] = ((c*7919 + y*613 + x*31) % 1000) / 999.0f at
  *       batch 1 (resize_network when W x H differs from the cfg) and writes each layer's
@@ -39,6 +44,10 @@
 network parse_network_cfg_custom(char *filename, int batch, int time_steps);
 void load_weights(network *net, char *filename);
 image load_image(char *filename, int w, int h, int c);
+image load_image_color(char *filename, int w, int h);
+image resize_min(image im, int min);
+image crop_image(image im, int dx, int dy, int w, int h);
+void top_k(float *a, int n, int k, int *index);
 int resize_network(network *net, int w, int h);
 
 static const char *layer_type_name(LAYER_TYPE t)
@@ -356,14 +365,53 @@ static int mode_layers(int argc, char **argv)
     return 0;  /* no free_network: see mode_detect */
 }
 
+static int mode_classify(int argc, char **argv)
+{
+    if (argc < 7) {
+        fprintf(stderr, "usage: %s classify CFG WEIGHTS IMAGE TOP OUT.json\n", argv[0]);
+        return 2;
+    }
+    char *cfg = argv[2], *weights = argv[3], *imgpath = argv[4], *outpath = argv[6];
+    int top = atoi(argv[5]);
+    network net = parse_network_cfg_custom(cfg, 1, 0);
+    load_weights(&net, weights);
+    set_batch_network(&net, 1);
+    fuse_conv_batchnorm(net);
+    calculate_binary_weights(net);
+    image im = load_image_color(imgpath, 0, 0);
+    image resized = resize_min(im, net.w);
+    image cropped = crop_image(resized, (resized.w - net.w) / 2, (resized.h - net.h) / 2, net.w, net.h);
+    float *predictions = network_predict(net, cropped.data);
+    layer l = net.layers[net.n - 1];
+    int *indexes = (int *)calloc(top, sizeof(int));
+    top_k(predictions, l.outputs, top, indexes);
+    FILE *f = fopen(outpath, "w");
+    if (!f) { perror(outpath); return 1; }
+    fprintf(f, "{\"mode\": \"classify\", \"image_w\": %d, \"image_h\": %d, \"resized_w\": %d, \"resized_h\": %d, \"outputs\": %d,\n",
+            im.w, im.h, resized.w, resized.h, l.outputs);
+    fprintf(f, " \"top\": [");
+    int i;
+    for (i = 0; i < top; ++i) {
+        fprintf(f, "%s{\"index\": %d, \"score\": ", i ? ", " : "", indexes[i]);
+        print_float(f, predictions[indexes[i]]);
+        fprintf(f, "}");
+    }
+    fprintf(f, "],\n \"scores\": [");
+    for (i = 0; i < l.outputs; ++i) { if (i) fprintf(f, ", "); print_float(f, predictions[i]); }
+    fprintf(f, "]}\n");
+    fclose(f);
+    return 0;  /* no free_network: see mode_detect */
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s detect|layers ...\n", argv[0]);
+        fprintf(stderr, "usage: %s detect|layers|classify ...\n", argv[0]);
         return 2;
     }
     if (strcmp(argv[1], "detect") == 0) return mode_detect(argc, argv);
     if (strcmp(argv[1], "layers") == 0) return mode_layers(argc, argv);
+    if (strcmp(argv[1], "classify") == 0) return mode_classify(argc, argv);
     fprintf(stderr, "unknown mode %s\n", argv[1]);
     return 2;
 }

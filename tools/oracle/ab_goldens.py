@@ -10,6 +10,8 @@ writes NAME.json beside it with:
   non-square so letterbox and resize differ) as the cfg decides, and `detect_other`: with the
   other fitting forced (-letter_box, or resize), each detection after NMS in array order;
 - `layers`: per layer, 16 evenly spaced samples of its output on the synthetic input.
+For the classifier cfgs (CLASSIFIERS), `classify`: his `classifier predict` on the photo
+(resize_min + centre crop_image, network_predict, top_k) instead of `detect`.
 
 AlexeyAB's darknet is not packaged and is never part of this repository: build it yourself,
 CPU only, with plain IEEE float operations, and pass its folder:
@@ -35,6 +37,8 @@ SEED = 1
 # probabilities crowd around 0.3: the tests let detections within 0.005 of it differ).
 THRESHOLDS = {"tiny-v4": 0.34, "csp": 0.3, "gaussian": 0.18, "enet": 0.27, "trident": 0.4}
 SAMPLES = 16
+# Classifier cfgs and the top-k to record.
+CLASSIFIERS = {"classifier": 5}
 
 
 def write_scene(path, width=120, height=80):
@@ -100,6 +104,21 @@ def main():
         write_scene(image)
     reference = "AlexeyAB darknet %s (CPU, -O2 -ffp-contract=off) via tools/oracle/ab-darknet-oracle.c" % commit
     with tempfile.TemporaryDirectory() as tmp:
+        for name, top in sorted(CLASSIFIERS.items()):
+            cfg = os.path.join(FIXTURES, name + ".cfg")
+            weights = os.path.join(tmp, name + ".weights")
+            summary = run([args.bin, "synth-weights", cfg, weights, "--seed", str(SEED), "--force"])
+            out = {"reference": reference, "cfg": name + ".cfg", "cfg_sha256": sha256(cfg), "seed": SEED,
+                   "weights_fnv1a64": summary.strip().rsplit(" ", 1)[-1], "image": IMAGE, "image_sha256": sha256(image),
+                   "command": "ab-darknet-oracle classify CFG WEIGHTS IMAGE %d OUT" % top}
+            report_path = os.path.join(tmp, name + "-classify.json")
+            run([oracle, "classify", cfg, weights, image, str(top), report_path])
+            with open(report_path) as f:
+                out["classify"] = json.load(f)
+            with open(os.path.join(FIXTURES, name + ".json"), "w") as f:
+                json.dump(out, f, indent=None, separators=(",", ":"))
+                f.write("\n")
+            print("%s: top %s" % (name, [t["index"] for t in out["classify"]["top"]]))
         for name, threshold in sorted(THRESHOLDS.items()):
             cfg = os.path.join(FIXTURES, name + ".cfg")
             weights = os.path.join(tmp, name + ".weights")

@@ -3,8 +3,9 @@ import Imaging
 import YOLO
 
 /// cfg + weights → the top-K classes of an image, as `darknet classifier predict` computes
-/// them (examples/classifier.c `predict_classifier`): the image letterboxed to `[net]`'s size
-/// (`letterbox_image`, checked against Debian's `darknet classifier predict`), one forward
+/// them (`predict_classifier`): the image fitted to `[net]`'s size as the cfg's own darknet
+/// does (`fitting`: pjreddie's letterboxes, checked against Debian's `darknet classifier
+/// predict`; AlexeyAB's scales the shorter side to the width and crops the centre), one forward
 /// pass (`network_predict`: the last layer's `C·H·W` outputs, `[cost]` passing its input
 /// through), then darknet's `top_k` (highest first; equal scores keep the lower index).
 ///
@@ -71,10 +72,25 @@ public final class Classifier: @unchecked Sendable {
     /// Outputs of the network's last layer (`classCount` values).
     public var classCount: Int { labels.count }
 
-    /// The network input for `image`: letterboxed to `[net]`'s size, CHW in [0, 1]; another
-    /// channel count than `[net] channels` is converted as ``Detector/prepare(_:)`` converts it.
+    /// How `prepare` fits an image, by the cfg's dialect (`ModelDescription.dialect`), and why.
+    public var fitting: String {
+        switch model.dialect.dialect {
+        case .pjreddie: "letterbox (a pjreddie cfg: darknet classifier predict letterboxes)"
+        case .alexeyAB: "shorter side to the width, centre crop (an AlexeyAB cfg: his classifier predict resize_min + crop_image)"
+        }
+    }
+
+    /// The network input for `image`, CHW in [0, 1], of `[net]`'s size: letterboxed for a cfg
+    /// in pjreddie's dialect, the shorter side scaled to the width and the centre cropped for one
+    /// in AlexeyAB's (`Image.shorterSideResizedAndCentreCropped`). Another channel count than
+    /// `[net] channels` is converted as ``Detector/prepare(_:)`` converts it.
     public func prepare(_ image: Image) -> Image {
-        image.converted(toChannels: model.net.channels).letterboxed(width: model.net.width, height: model.net.height)
+        let net = model.net
+        let converted = image.converted(toChannels: net.channels)
+        switch model.dialect.dialect {
+        case .pjreddie: return converted.letterboxed(width: net.width, height: net.height)
+        case .alexeyAB: return converted.shorterSideResizedAndCentreCropped(side: net.width, width: net.width, height: net.height)
+        }
     }
 
     /// Every class score for `image` (the last layer's output, `classCount` values).

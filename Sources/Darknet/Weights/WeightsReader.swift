@@ -150,10 +150,11 @@ public enum WeightsReader {
         try rejectNonWeights(bytes, file: file)
         let header = try readHeader(bytes, file: file)
         let expected = header.size + parameterBytes(for: model)
+        // (A convolution that shares another's parameters reads none: it needs no scratch.)
         let scratchCount = model.layers.filter { layer in
             guard case .convolutional = layer.kind else { return false }
             return useScratch(layer)
-        }.map { parts(of: $0, in: model)!.last!.count }.max() ?? 0
+        }.compactMap { parts(of: $0, in: model)?.last?.count }.max() ?? 0
         let scratch = UnsafeMutableBufferPointer<Float>.allocate(capacity: scratchCount)
         defer { scratch.deallocate() }
         var offset = header.size
