@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+import TestSupport
 import XCTest
 
 /// `darknet-swift benchmark` through the real binary. Few runs and small inputs keep it
@@ -10,7 +11,7 @@ import XCTest
 final class BenchmarkCommandTests: XCTestCase {
     func benchmark(_ cfg: String, _ arguments: [String], environment: [String: String]? = nil,
                    file: StaticString = #filePath, line: UInt = #line) throws -> CLIResult {
-        try CLI.run(["benchmark", try CLI.data("cfg/\(cfg).cfg", file: file, line: line)] + arguments, environment: environment)
+        try CLI.run(["benchmark", try TestData.path("cfg/\(cfg).cfg", file: file, line: line)] + arguments, environment: environment)
     }
 
     func json(_ result: CLIResult, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
@@ -98,7 +99,7 @@ final class BenchmarkCommandTests: XCTestCase {
         let total = layers.compactMap { $0["bflops"] as? Double }.reduce(0, +)
         XCTAssertEqual(total, 65.862, accuracy: 5e-4)
         XCTAssertEqual(try XCTUnwrap(object["totalBflops"] as? Double), 65.862, accuracy: 5e-4)
-        let summary = try CLI.run(["summary", try CLI.data("cfg/yolov3.cfg"), "--size", "416"])
+        let summary = try CLI.run(["summary", try TestData.path("cfg/yolov3.cfg"), "--size", "416"])
         XCTAssertTrue(summary.stdout.hasSuffix(String(format: "Total BFLOPs: %.3f (sum of the rows; exact 65.864)\n", total)), summary.stdout)
         // Same per-layer numbers as summary's rows, e.g. layer 0 "0.299 BFLOPs".
         XCTAssertEqual(layers[0]["bflops"] as? Double, 0.299)
@@ -191,7 +192,7 @@ final class BenchmarkCommandTests: XCTestCase {
     }
 
     func testRealWeightsAreNamedInTheHeader() throws {
-        let weights = try CLI.data("yolov3-tiny.weights")
+        let weights = try TestData.path("yolov3-tiny.weights")
         let result = try benchmark("yolov3-tiny", [weights, "--runs", "1", "--warmup", "0", "--size", "128"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("\nweights   \(weights)\n"), result.stdout)
@@ -222,7 +223,7 @@ final class BenchmarkCommandTests: XCTestCase {
     }
 
     func testBadFlagsAreOneLineErrors() throws {
-        let weights = try CLI.data("yolov3-tiny.weights")
+        let weights = try TestData.path("yolov3-tiny.weights")
         let cases: [([String], String)] = [
             (["--runs", "0"], "--runs"),
             (["--warmup", "-1"], "--warmup"),

@@ -1,4 +1,5 @@
 @testable import Darknet
+import TestSupport
 import XCTest
 
 /// Runs one small network on a given input with given conv parameters and returns every layer's output.

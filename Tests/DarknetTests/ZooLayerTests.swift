@@ -1,5 +1,6 @@
 @testable import Darknet
 import Foundation
+import TestSupport
 import XCTest
 
 /// The layer options of issue #6 (route groups, shortcut of another shape, negative upsample

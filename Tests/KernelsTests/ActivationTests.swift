@@ -1,4 +1,5 @@
 @testable import Kernels
+import TestSupport
 import XCTest
 
 /// `Activation`'s fast paths against its scalar formulas (`value`, darknet's `*_activate`).

@@ -1,4 +1,5 @@
 @testable import Kernels
+import TestSupport
 import XCTest
 
 /// `Logistic`'s vector kernel against its reference, darknet's `1./(1. + exp(-x))` in double.

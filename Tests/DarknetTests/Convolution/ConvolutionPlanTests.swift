@@ -1,5 +1,6 @@
 @testable import Darknet
 import Kernels
+import TestSupport
 import XCTest
 
 /// Which method `ModelDescription.convolutionMethods` gives each convolution, with OpenBLAS's
