@@ -84,7 +84,7 @@ extension CLI {
         let result = try run(executable: URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, binary.path] + arguments,
                              timeout: 600)
         let fields = result.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        if result.status == 127 { throw XCTSkip("python3 is needed to measure a child's own peak memory (apt-get install python3)") }
+        if result.status == 127 { throw Skip.because("python3 is needed to measure a child's own peak memory (apt-get install python3)") }
         guard result.status == 0, fields.count == 2 else {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "peak memory probe failed: \(result.stderr)"])
         }

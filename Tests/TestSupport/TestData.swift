@@ -45,7 +45,7 @@ public enum TestData {
     /// `DARKNET_SWIFT_REQUIRE_DATA` a recorded failure and an error that ends the test.
     public static func missing(_ path: String, file: StaticString = #filePath, line: UInt = #line) -> Error {
         let reason = "\(path) is not fetched: run tools/fetch (or set DARKNET_SWIFT_DATA to a folder it filled)"
-        guard isRequired else { return XCTSkip(reason, file: file, line: line) }
+        guard isRequired else { return Skip.because(reason, file: file, line: line) }
         XCTFail("\(reason); DARKNET_SWIFT_REQUIRE_DATA is set, so missing data is a failure", file: file, line: line)
         return CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: path])
     }

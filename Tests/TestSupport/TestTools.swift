@@ -13,8 +13,8 @@ public enum TestTools {
     /// `cocoPython`, or a skip naming tools/install-deps.
     public static func requireCocoPython(file: StaticString = #filePath, line: UInt = #line) throws -> String {
         guard FileManager.default.isExecutableFile(atPath: cocoPython) else {
-            throw XCTSkip("\(cocoPython) is missing: run tools/install-deps (it makes the venv with pycocotools and Pillow)",
-                          file: file, line: line)
+            throw Skip.because("\(cocoPython) is missing: run tools/install-deps (it makes the venv with pycocotools and Pillow)",
+                               file: file, line: line)
         }
         return cocoPython
     }
@@ -23,7 +23,7 @@ public enum TestTools {
     public static func require(_ name: String, install: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
         let folders = ["/usr/bin", "/usr/local/bin", "/opt/homebrew/bin", "/bin"]
         guard let path = folders.map({ "\($0)/\(name)" }).first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw XCTSkip("\(name) is not installed (\(install))", file: file, line: line)
+            throw Skip.because("\(name) is not installed (\(install))", file: file, line: line)
         }
         return path
     }
