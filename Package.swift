@@ -50,11 +50,15 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "YOLOTests", dependencies: ["YOLO"]),
-        .testTarget(name: "KernelsTests", dependencies: ["Kernels"]),
-        .testTarget(name: "DarknetTests", dependencies: ["Darknet", "YOLO", "Imaging"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging"], resources: [.copy("Fixtures")]),
+        // What every test target shares: the fetched-data lookup (skip, or fail under
+        // DARKNET_SWIFT_REQUIRE_DATA), external tools, the seeded generator, tolerances. A plain
+        // target (it imports XCTest), never part of a product.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "YOLOTests", dependencies: ["YOLO", "TestSupport"]),
+        .testTarget(name: "KernelsTests", dependencies: ["Kernels", "TestSupport"]),
+        .testTarget(name: "DarknetTests", dependencies: ["Darknet", "YOLO", "Imaging", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"], resources: [.copy("Fixtures")]),
         // Darknet for `SyntheticWeights` (models of the tests' own cfgs, run through the binary).
-        .testTarget(name: "CLITests", dependencies: ["darknet-swift", "Imaging", "Darknet"], exclude: ["Fixtures"]),
+        .testTarget(name: "CLITests", dependencies: ["darknet-swift", "Imaging", "Darknet", "TestSupport"], exclude: ["Fixtures"]),
     ]
 )

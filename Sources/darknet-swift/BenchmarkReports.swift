@@ -67,6 +67,11 @@ enum BenchmarkTable {
         text += "layers      sum of layer medians \(ms(result.sumOfLayers)) ms = " + String(format: "%.1f%%", result.sumOfLayers * e)
             + " of end-to-end; median per-pass sum \(ms(result.layerSumMedian)) ms = "
             + String(format: "%.1f%%", result.layerSumMedian * e) + "\n"
+        text += String(format: "profile     per-run layer sum / end-to-end: median %.3f over %d run%@, ",
+                       result.layerSumRatioMedian, result.runs, result.runs == 1 ? "" : "s")
+            + (result.layerSumsAccountForThePass
+                ? "within 10%: the layer times account for the pass\n"
+                : "more than 10% off: the layer times do not account for the pass (a busy machine? try --threads 1 --runs 20)\n")
         let (phases, other) = result.phaseTotals
         text += "phases      im2col / input transforms \(ms(phases.im2col)) ms, GEMM \(ms(phases.gemm)) ms, "
             + "epilogue / output transforms \(ms(phases.epilogue)) ms, other layers \(ms(other)) ms\n"
@@ -120,10 +125,11 @@ enum BenchmarkCSV {
 /// options, [method], input/output `[c, h, w]`, bflops, medianMs, p90Ms, gflops, percent, [peakPercent],
 /// [phases {im2col, gemm, epilogue}]), `totalBflops`, `endToEndMedianMs`, `endToEndP90Ms`,
 /// `sumOfLayersMs` (sum of layer medians), `layerSumMedianMs` (median over profiled passes of
-/// their summed layer times), `endToEndMs` and `layerSumsMs` (each run's plain pass and
-/// profiled layer sum, in run order), `imagesPerSecond`, `effectiveGflops`, `batch`, and with
-/// a batch above 1 `batch1ImagesPerSecond` (batch-1 passes timed in the same runs); then
-/// `loadMs` (reading the weights, folding batch norm and the Winograd weight transforms).
+/// their summed layer times), `layerSumRatioMedian` (median over runs of profiled sum / plain
+/// pass), `endToEndMs` and `layerSumsMs` (each run's plain pass and profiled layer sum, in run
+/// order), `imagesPerSecond`, `effectiveGflops`, `batch`, and with a batch above 1
+/// `batch1ImagesPerSecond` (batch-1 passes timed in the same runs); then `loadMs` (reading the
+/// weights, folding batch norm and the Winograd weight transforms).
 enum BenchmarkJSON {
     static func render(_ result: BenchmarkResult, rows: [BenchmarkRow]) -> String {
         let m = result.machine
@@ -149,7 +155,7 @@ enum BenchmarkJSON {
             + "\"layers\":[\(layers.joined(separator: ","))],"
             + "\"totalBflops\":\(n(result.totalBflops)),\"endToEndMedianMs\":\(n(result.endToEndMedian * 1000)),"
             + "\"endToEndP90Ms\":\(n(result.endToEndP90 * 1000)),\"sumOfLayersMs\":\(n(result.sumOfLayers * 1000)),"
-            + "\"layerSumMedianMs\":\(n(result.layerSumMedian * 1000)),"
+            + "\"layerSumMedianMs\":\(n(result.layerSumMedian * 1000)),\"layerSumRatioMedian\":\(n(result.layerSumRatioMedian)),"
             + "\"endToEndMs\":[\(result.endToEnd.map { n($0 * 1000) }.joined(separator: ","))],"
             + "\"layerSumsMs\":[\(result.layerSums.map { n($0 * 1000) }.joined(separator: ","))],"
             + "\"imagesPerSecond\":\(n(result.imagesPerSecond)),\"effectiveGflops\":\(n(result.effectiveGflops)),"

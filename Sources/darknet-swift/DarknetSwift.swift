@@ -6,6 +6,35 @@ import Foundation
 struct DarknetSwift: ParsableCommand {
     static let version = "0.1.0"
 
+    /// The version of the compiler that built this binary, major.minor: `#if compiler` tests
+    /// nothing finer, and it is the compiler's own version whatever the language mode (no
+    /// process, file or build step that could be missing).
+    static let swiftVersion: String = {
+        #if compiler(>=7.0)
+        return "7.0 or later"
+        #elseif compiler(>=6.9)
+        return "6.9"
+        #elseif compiler(>=6.8)
+        return "6.8"
+        #elseif compiler(>=6.7)
+        return "6.7"
+        #elseif compiler(>=6.6)
+        return "6.6"
+        #elseif compiler(>=6.5)
+        return "6.5"
+        #elseif compiler(>=6.4)
+        return "6.4"
+        #elseif compiler(>=6.3)
+        return "6.3"
+        #elseif compiler(>=6.2)
+        return "6.2"
+        #elseif compiler(>=6.1)
+        return "6.1"
+        #else
+        return "6.0"
+        #endif
+    }()
+
     static let configuration = CommandConfiguration(
         commandName: "darknet-swift",
         abstract: "Run Darknet YOLO models (.cfg + .weights) on the CPU.",
@@ -38,10 +67,11 @@ struct DarknetSwift: ParsableCommand {
         }
     }
 
-    /// `darknet-swift 0.1.0 (commit abc1234)`, the BLAS library and the kernel it runs, and
-    /// the packed kernel the engine drives (if any).
+    /// `darknet-swift 0.1.0 (commit abc1234)`, the Swift compiler that built it, the BLAS
+    /// library and the kernel it runs, and the packed kernel the engine drives (if any).
     static func versionText() -> String {
         "darknet-swift \(version) (commit \(Machine.buildCommit()))\n"
+            + "Swift: \(swiftVersion)\n"
             + "BLAS: \(BLAS.configuration.trimmingCharacters(in: .whitespaces)), core \(BLAS.coreName)\n"
             + "packed weights: \(BLAS.packedKernel ?? "none, cblas_sgemm only")\n"
     }

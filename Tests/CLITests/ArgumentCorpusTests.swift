@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Malformed command lines for every subcommand (issue #8: CLI arguments are an entry point
@@ -20,7 +21,7 @@ final class ArgumentCorpusTests: XCTestCase {
         var bytes = Data([0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
         bytes.append(Data(count: 24 * 4))
         try bytes.write(to: URL(fileURLWithPath: weights))
-        let photo = try CLI.data("data/dog.jpg")
+        let photo = try TestData.path("data/dog.jpg")
         let names = folder.appendingPathComponent("one.names").path
         try "thing\n".write(toFile: names, atomically: true, encoding: .utf8)
         let out = folder.appendingPathComponent("out").path
@@ -37,7 +38,7 @@ final class ArgumentCorpusTests: XCTestCase {
         let garbage = ["", "-1", "0", "99999999999999999999", "nan", "inf", "1e309", "0x10", "x", " ", "-", "--",
                        "../..", "/dev/null", "/nonexistent/file", String(repeating: "9", count: 400), "é", "3/0", "0/0",
                        "1/", "2x", "x32", "32x-32", "--thresh"]
-        var generator = Generator(state: 8)
+        var generator = SplitMix64(state: 8)  // the same corpus on every machine
         var cases: [[String]] = templates
         for template in templates {
             for _ in 0..<22 {
@@ -66,18 +67,6 @@ final class ArgumentCorpusTests: XCTestCase {
             if result.status != 0 {
                 XCTAssertFalse(result.stderr.isEmpty, "a failure says why: \(shown)")
             }
-        }
-    }
-
-    /// SplitMix64, so the corpus is the same on every machine.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }

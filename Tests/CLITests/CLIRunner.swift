@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Runs the real `darknet-swift` binary built beside the test bundle.
@@ -53,27 +54,8 @@ enum CLI {
                          signaled: process.terminationReason == .uncaughtSignal)
     }
 
-    /// Fetched data (see Tests/DarknetTests/TestData.swift): `$DARKNET_SWIFT_DATA` or `<package>/weights`.
-    static func data(_ relative: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        let root: URL
-        if let path = ProcessInfo.processInfo.environment["DARKNET_SWIFT_DATA"], !path.isEmpty {
-            root = URL(fileURLWithPath: path)
-        } else {
-            root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent().appendingPathComponent("weights")
-        }
-        let url = root.appendingPathComponent(relative)
-        guard FileManager.default.fileExists(atPath: url.path) else {
-            XCTFail("\(url.path) is missing: run tools/fetch", file: file, line: line)
-            throw CocoaError(.fileNoSuchFile)
-        }
-        return url.path
-    }
-
+    /// A new folder, removed at the end of the test.
     static func temporaryFolder(_ testCase: XCTestCase) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("darknet-swift-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        testCase.addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
-        return folder
+        try TestData.temporaryFolder(testCase, prefix: "darknet-swift-cli")
     }
 }

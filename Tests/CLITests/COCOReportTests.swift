@@ -1,25 +1,20 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `detect --format coco` read by pycocotools' `COCO.loadRes` (the reference reader), against
 /// a small ground-truth file written here. pycocotools lives in <package>/.venv-coco, made by
-/// tools/install-deps.
+/// tools/install-deps (skipped without it).
 final class COCOReportTests: XCTestCase {
-    static let python = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent(".venv-coco/bin/python").path
-
     func testCOCOResultsLoadInPycocotools() throws {
-        guard FileManager.default.isExecutableFile(atPath: Self.python) else {
-            XCTFail("\(Self.python) is missing: run tools/install-deps (it installs pycocotools)")
-            return
-        }
+        let python = try TestTools.requireCocoPython()
         let folder = try CLI.temporaryFolder(self)
         // COCO-style name (id from its digits) and a name without digits (id from --image-ids).
-        try FileManager.default.copyItem(atPath: try CLI.data("data/dog.jpg"), toPath: folder.appendingPathComponent("000000000042.jpg").path)
-        try FileManager.default.copyItem(atPath: try CLI.data("data/horses.jpg"), toPath: folder.appendingPathComponent("horses.jpg").path)
+        try FileManager.default.copyItem(atPath: try TestData.path("data/dog.jpg"), toPath: folder.appendingPathComponent("000000000042.jpg").path)
+        try FileManager.default.copyItem(atPath: try TestData.path("data/horses.jpg"), toPath: folder.appendingPathComponent("horses.jpg").path)
         let ids = folder.appendingPathComponent("ids.txt")
         try "# file name, COCO id\nhorses.jpg 7\n".write(to: ids, atomically: true, encoding: .utf8)
-        let result = try CLI.run(["detect", try CLI.data("cfg/yolov3-tiny.cfg"), try CLI.data("yolov3-tiny.weights"),
+        let result = try CLI.run(["detect", try TestData.path("cfg/yolov3-tiny.cfg"), try TestData.path("yolov3-tiny.weights"),
                                   folder.path, "--format", "coco", "--image-ids", ids.path, "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let results = folder.appendingPathComponent("results.json")
@@ -46,7 +41,7 @@ final class COCOReportTests: XCTestCase {
             print(a['image_id'], gt.cats[a['category_id']]['name'], round(a['bbox'][2] * a['bbox'][3]) == round(a['area']))
         """
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
+        process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-c", script, truthURL.path, results.path]
         let pipe = Pipe()
         process.standardOutput = pipe

@@ -1,6 +1,7 @@
 import Darknet
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 
 /// `[net] channels=1` (and 2, 4) end to end through the real binary, on the tests' own small
@@ -68,7 +69,7 @@ final class ChannelsCommandTests: XCTestCase {
     /// its red channel (what the engine used to give a 1-channel network).
     func images(in folder: URL) throws -> (colour: String, grey: String, red: String) {
         let paths = ["colour.png", "grey.png", "red.png"].map { folder.appendingPathComponent($0).path }
-        try Image(contentsOf: try CLI.data("data/dog.jpg")).resized(width: 200, height: 150).write(to: paths[0])
+        try Image(contentsOf: try TestData.path("data/dog.jpg")).resized(width: 200, height: 150).write(to: paths[0])
         let photo = try Image(contentsOf: paths[0])  // every sample a byte / 255 again
         let plane = photo.width * photo.height
         let byte = { (v: Float) in Int((v * 255).rounded()) }
@@ -113,15 +114,12 @@ final class ChannelsCommandTests: XCTestCase {
     /// A JPEG gives its Y plane (Pillow's libjpeg-turbo decode in grey, as stb_image's), not
     /// the formula on the RGB it decodes to.
     func testGreyJPEGIsItsYPlane() throws {
-        guard FileManager.default.isExecutableFile(atPath: COCOReportTests.python) else {
-            XCTFail("\(COCOReportTests.python) is missing: run tools/install-deps (it installs Pillow)")
-            return
-        }
+        let python = try TestTools.requireCocoPython()
         let folder = try CLI.temporaryFolder(self)
-        let dog = try CLI.data("data/dog.jpg")
+        let dog = try TestData.path("data/dog.jpg")
         let yPlane = folder.appendingPathComponent("y.png").path
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: COCOReportTests.python)
+        process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-c", "import sys; from PIL import Image; i = Image.open(sys.argv[1]); i.draft('L', i.size); "
                              + "assert i.mode == 'L' and i.size == (768, 576); i.save(sys.argv[2])", dog, yPlane]
         try process.run()

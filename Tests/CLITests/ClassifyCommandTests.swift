@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `darknet-swift classify` through the real binary. The network is avgpool → connected
@@ -23,7 +24,7 @@ final class ClassifyCommandTests: XCTestCase {
 
     func testTextIsDarknetsPercentLines() throws {
         let (cfg, weights, labels) = try model()
-        let dog = try CLI.data("data/dog.jpg")
+        let dog = try TestData.path("data/dog.jpg")
         let result = try CLI.run(["classify", cfg, weights, dog, "--labels", labels, "--top", "2"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(result.stdout, "\(dog):\n66.52%: cat\n24.47%: dog\n")
@@ -31,7 +32,7 @@ final class ClassifyCommandTests: XCTestCase {
 
     func testJSONWithoutLabelsUsesClassNumbers() throws {
         let (cfg, weights, _) = try model()
-        let result = try CLI.run(["classify", cfg, weights, try CLI.data("data/dog.jpg"), "--format", "json"])
+        let result = try CLI.run(["classify", cfg, weights, try TestData.path("data/dog.jpg"), "--format", "json"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(object["width"] as? Int, 768)
@@ -47,7 +48,7 @@ final class ClassifyCommandTests: XCTestCase {
         let labels = folder.appendingPathComponent("two.txt")
         try "a\nb\n".write(to: labels, atomically: true, encoding: .utf8)
         // Too few labels: a warning, as in detect (issue #31); class numbers stand in.
-        let result = try CLI.run(["classify", cfg, weights, try CLI.data("data/dog.jpg"), "--labels", labels.path])
+        let result = try CLI.run(["classify", cfg, weights, try TestData.path("data/dog.jpg"), "--labels", labels.path])
         XCTAssertEqual(result.status, 0)
         XCTAssertEqual(result.stderr, "darknet-swift: warning: \(labels.path) has 2 names but the model has 3 classes\n")
         XCTAssertTrue(result.stdout.hasSuffix(" 9.00%: 2\n"), result.stdout)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `classify` takes its inputs as `detect` does (issue #31's frictions): folders, `--list`,
@@ -9,7 +10,7 @@ final class ClassifyInputsTests: XCTestCase {
         let (cfg, weights) = try CLI.tinyClassifier(in: folder)
         let photos = folder.appendingPathComponent("photos")
         try FileManager.default.createDirectory(at: photos.appendingPathComponent("sub"), withIntermediateDirectories: true)
-        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try TestData.path("data/dog.jpg")))
         try dog.write(to: photos.appendingPathComponent("a.jpg"))
         try dog.write(to: photos.appendingPathComponent("sub/b.jpg"))
         try Data("hello".utf8).write(to: photos.appendingPathComponent("broken.jpg"))

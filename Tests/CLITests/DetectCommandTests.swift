@@ -1,14 +1,15 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `darknet-swift detect` through the real binary, with the real yolov3-tiny weights.
 final class DetectCommandTests: XCTestCase {
     func tinyArguments() throws -> [String] {
-        [try CLI.data("cfg/yolov3-tiny.cfg"), try CLI.data("yolov3-tiny.weights")]
+        [try TestData.path("cfg/yolov3-tiny.cfg"), try TestData.path("yolov3-tiny.weights")]
     }
 
     func testTextOutputIsDarknetsLinesWithBoxes() throws {
-        let result = try CLI.run(["detect"] + tinyArguments() + [try CLI.data("data/dog.jpg")])
+        let result = try CLI.run(["detect"] + tinyArguments() + [try TestData.path("data/dog.jpg")])
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         XCTAssertTrue(lines[0].hasSuffix("dog.jpg: Predicted in \(lines[0].split(separator: " ")[3]) seconds."), lines[0])
@@ -18,7 +19,7 @@ final class DetectCommandTests: XCTestCase {
     }
 
     func testJSONOutput() throws {
-        let result = try CLI.run(["detect"] + tinyArguments() + [try CLI.data("data/dog.jpg"), "--format", "json"])
+        let result = try CLI.run(["detect"] + tinyArguments() + [try TestData.path("data/dog.jpg"), "--format", "json"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(object["width"] as? Int, 768)
@@ -37,7 +38,7 @@ final class DetectCommandTests: XCTestCase {
     /// `--batch 3` over the seven photos (batches of 3, 3 and 1, pipelined or not) writes the
     /// same detections as one image at a time; only the timings differ.
     func testBatchGivesTheSameDetections() throws {
-        let photos = try ["dog", "eagle", "giraffe", "horses", "kite", "person", "scream"].map { try CLI.data("data/\($0).jpg") }
+        let photos = try ["dog", "eagle", "giraffe", "horses", "kite", "person", "scream"].map { try TestData.path("data/\($0).jpg") }
         func detections(_ extra: [String]) throws -> [String] {
             let result = try CLI.run(["detect"] + tinyArguments() + photos + ["--format", "jsonl", "--quiet"] + extra)
             XCTAssertEqual(result.status, 0, result.stderr)
@@ -59,7 +60,7 @@ final class DetectCommandTests: XCTestCase {
     func testAnnotatedOutputAndNoOverwrite() throws {
         let folder = try CLI.temporaryFolder(self)
         let target = folder.appendingPathComponent("out.png").path
-        let dog = try CLI.data("data/dog.jpg")
+        let dog = try TestData.path("data/dog.jpg")
         let first = try CLI.run(["detect"] + tinyArguments() + [dog, "--output", target])
         XCTAssertEqual(first.status, 0, first.stderr)
         let header = try Data(contentsOf: URL(fileURLWithPath: target)).prefix(8)
@@ -81,8 +82,8 @@ final class DetectCommandTests: XCTestCase {
         let folder = try CLI.temporaryFolder(self)
         let html = folder.appendingPathComponent("model.weights")
         try "<!DOCTYPE html><html>Not Found</html>".write(to: html, atomically: true, encoding: .utf8)
-        let cfg = try CLI.data("cfg/yolov3-tiny.cfg")
-        let dog = try CLI.data("data/dog.jpg")
+        let cfg = try TestData.path("cfg/yolov3-tiny.cfg")
+        let dog = try TestData.path("data/dog.jpg")
         let bad = try CLI.run(["detect", cfg, html.path, dog])
         XCTAssertEqual(bad.status, 2, "a model error")
         XCTAssertEqual(bad.stderr, "darknet-swift: error: \(html.path): this is an HTML page, not Darknet weights (a failed download?)\n")
@@ -102,7 +103,7 @@ final class DetectCommandTests: XCTestCase {
     }
 
     func testSizeOverrideRuns() throws {
-        let result = try CLI.run(["detect"] + tinyArguments() + [try CLI.data("data/dog.jpg"), "--size", "320", "--format", "json"])
+        let result = try CLI.run(["detect"] + tinyArguments() + [try TestData.path("data/dog.jpg"), "--size", "320", "--format", "json"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(object["width"] as? Int, 768)

@@ -1,17 +1,18 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `detect` on folders, lists and shards, through the real binary with the real yolov3-tiny weights.
 final class DetectInputsTests: XCTestCase {
     func tinyArguments() throws -> [String] {
-        [try CLI.data("cfg/yolov3-tiny.cfg"), try CLI.data("yolov3-tiny.weights")]
+        [try TestData.path("cfg/yolov3-tiny.cfg"), try TestData.path("yolov3-tiny.weights")]
     }
 
     /// A folder with 3 good images (odd names), a corrupt JPEG, an empty .png, a text file
     /// named .jpg and a non-image file (skipped by extension).
     func makeFolder() throws -> (folder: URL, good: [String]) {
         let folder = try CLI.temporaryFolder(self)
-        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try TestData.path("data/dog.jpg")))
         let good = ["say \"hi\", dog.jpg", "naïve 犬 ü.jpg", "plain.JPG"]
         for name in good { try dog.write(to: folder.appendingPathComponent(name)) }
         try dog.prefix(dog.count / 3).write(to: folder.appendingPathComponent("corrupt.jpg"))
@@ -62,7 +63,7 @@ final class DetectInputsTests: XCTestCase {
     /// A line longer than 64 KiB is one failure naming its line, whether it arrives with its
     /// newline in the same read (70 KB) or not (200 KB); the lines after it are still read.
     func testOverlongListLinesAreSkippedNotTheRestOfTheList() throws {
-        let dog = try CLI.data("data/dog.jpg"), eagle = try CLI.data("data/eagle.jpg")
+        let dog = try TestData.path("data/dog.jpg"), eagle = try TestData.path("data/eagle.jpg")
         let list = try CLI.temporaryFolder(self).appendingPathComponent("list.txt")
         let lines = [dog, String(repeating: "a", count: 70_000), String(repeating: "b", count: 200_000), eagle]
         try (lines.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
@@ -81,7 +82,7 @@ final class DetectInputsTests: XCTestCase {
         let out = folder.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         try Data("mine".utf8).write(to: out.appendingPathComponent("dog.jpg"))
-        let dog = try CLI.data("data/dog.jpg"), eagle = try CLI.data("data/eagle.jpg")
+        let dog = try TestData.path("data/dog.jpg"), eagle = try TestData.path("data/eagle.jpg")
         let result = try CLI.run(["detect"] + tinyArguments() + [dog, eagle, "--output-dir", out.path, "--format", "jsonl", "--quiet"])
         XCTAssertEqual(result.status, 1, result.stderr)
         XCTAssertEqual(try CLI.objects(result.stdout).compactMap { $0["path"] as? String }, [eagle])
@@ -92,7 +93,7 @@ final class DetectInputsTests: XCTestCase {
 
     func testShardsPartitionTheInputs() throws {
         let folder = try CLI.temporaryFolder(self)
-        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try TestData.path("data/dog.jpg")))
         for i in 0..<5 { try dog.write(to: folder.appendingPathComponent("img\(i).jpg")) }
         var seen: [[String]] = []
         for k in 1...3 {

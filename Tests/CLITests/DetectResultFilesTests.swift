@@ -1,11 +1,12 @@
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 
 /// `detect --save-labels` and `--crops` through the real binary (issue #34 item 4).
 final class DetectResultFilesTests: XCTestCase {
     func model() throws -> [String] {
-        [try CLI.data("cfg/yolov3-tiny.cfg"), try CLI.data("yolov3-tiny.weights")]
+        [try TestData.path("cfg/yolov3-tiny.cfg"), try TestData.path("yolov3-tiny.weights")]
     }
 
     /// A flat grey PNG: nothing to detect.
@@ -21,7 +22,7 @@ final class DetectResultFilesTests: XCTestCase {
     func testSaveLabelsWritesAlexeyABsLinesAndEmptyFiles() throws {
         let folder = try CLI.temporaryFolder(self)
         let labels = folder.appendingPathComponent("labels")
-        let dog = try CLI.data("data/dog.jpg")
+        let dog = try TestData.path("data/dog.jpg")
         let result = try CLI.run(["detect"] + model() + [dog, try blank(in: folder), "--save-labels", labels.path, "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(try String(contentsOf: labels.appendingPathComponent("dog.txt"), encoding: .utf8),
@@ -56,7 +57,7 @@ final class DetectResultFilesTests: XCTestCase {
         let folder = try CLI.temporaryFolder(self)
         let sub = folder.appendingPathComponent("sub")
         try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: try CLI.data("data/dog.jpg"), toPath: sub.appendingPathComponent("dog.jpg").path)
+        try FileManager.default.copyItem(atPath: try TestData.path("data/dog.jpg"), toPath: sub.appendingPathComponent("dog.jpg").path)
         _ = try blank(in: folder)
         let result = try CLI.run(["detect"] + model() + [folder.path, "--recursive", "--save-labels", folder.path, "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -69,7 +70,7 @@ final class DetectResultFilesTests: XCTestCase {
     func testCropsAreNamedByImageClassAndIndexInTheInputsFormat() throws {
         let folder = try CLI.temporaryFolder(self)
         let crops = folder.appendingPathComponent("crops")
-        let dog = try CLI.data("data/dog.jpg")
+        let dog = try TestData.path("data/dog.jpg")
         let png = folder.appendingPathComponent("dog-copy.png").path
         let photo = try Image(contentsOf: dog)
         try photo.write(to: png)
@@ -98,7 +99,7 @@ final class DetectResultFilesTests: XCTestCase {
 
     func testBadTilesAreOneLineUsageErrors() throws {
         for value in ["0x2", "2x", "3", "2x65", "two", "1x2x3"] {
-            let result = try CLI.run(["detect"] + model() + [try CLI.data("data/dog.jpg"), "--tiles", value])
+            let result = try CLI.run(["detect"] + model() + [try TestData.path("data/dog.jpg"), "--tiles", value])
             XCTAssertEqual(result.status, 2, value)
             XCTAssertEqual(result.stderr.split(separator: "\n").first.map(String.init),
                            "Error: --tiles must be COLSxROWS (each 1...64, e.g. 2x2) or auto, got \(value)")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Issue #31 items 4, 5 and 6: one exit-status rule for every command (0 done, 1 some inputs
@@ -6,7 +7,7 @@ import XCTest
 /// the help and exit 0), and `--strict`'s error not calling itself a warning.
 final class ExitStatusTests: XCTestCase {
     func testDarknetSpellingsFailWithAHint() throws {
-        let dog = try CLI.data("data/dog.jpg")
+        let dog = try TestData.path("data/dog.jpg")
         let cases: [([String], String)] = [
             (["-thresh", "0.3"], "did you mean --thresh?"),
             (["-dont_show"], "-dont_show"),
@@ -21,7 +22,7 @@ final class ExitStatusTests: XCTestCase {
             XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
             XCTAssertTrue(result.stderr.contains(hint), "\(extra): \(result.stderr)")
         }
-        let summary = try CLI.run(["summary", try CLI.data("cfg/yolov3-tiny.cfg"), "-size", "416"])
+        let summary = try CLI.run(["summary", try TestData.path("cfg/yolov3-tiny.cfg"), "-size", "416"])
         XCTAssertEqual(summary.status, 2, summary.stderr)
         XCTAssertTrue(summary.stderr.contains("did you mean --size?"), summary.stderr)
         // A dash and a digit is a number, not darknet's spelling (ArgumentParser's own error).
@@ -35,8 +36,8 @@ final class ExitStatusTests: XCTestCase {
     func testUsageAndModelErrorsAreTwoForEveryCommand() throws {
         let folder = try CLI.temporaryFolder(self)
         let (classifierCfg, classifierWeights) = try CLI.tinyClassifier(in: folder)
-        let detectorCfg = try CLI.data("cfg/yolov3-tiny.cfg"), weights = try CLI.data("yolov3-tiny.weights")
-        let dog = try CLI.data("data/dog.jpg")
+        let detectorCfg = try TestData.path("cfg/yolov3-tiny.cfg"), weights = try TestData.path("yolov3-tiny.weights")
+        let dog = try TestData.path("data/dog.jpg")
         let extra = folder.appendingPathComponent("extra.cfg")
         try (try String(contentsOfFile: detectorCfg, encoding: .utf8)).replacingOccurrences(of: "[net]\n", with: "[net]\nsparkle=1\n")
             .write(to: extra, atomically: true, encoding: .utf8)
@@ -72,7 +73,7 @@ final class ExitStatusTests: XCTestCase {
         let (cfg, weights) = try CLI.tinyClassifier(in: folder)
         let bad = folder.appendingPathComponent("bad.jpg")
         try Data("hello".utf8).write(to: bad)
-        let result = try CLI.run(["classify", cfg, weights, bad.path, try CLI.data("data/dog.jpg")])
+        let result = try CLI.run(["classify", cfg, weights, bad.path, try TestData.path("data/dog.jpg")])
         XCTAssertEqual(result.status, 1, result.stderr)
         XCTAssertTrue(result.stdout.contains("66.52%: 0"), result.stdout)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Issue #31 items 3 and 14: `--recursive` visits each folder once however symlinks loop, and
@@ -8,7 +9,7 @@ final class FolderListingTests: XCTestCase {
         let root = try CLI.temporaryFolder(self)
         let photos = root.appendingPathComponent("photos")
         try FileManager.default.createDirectory(at: photos.appendingPathComponent("sub"), withIntermediateDirectories: true)
-        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try TestData.path("data/dog.jpg")))
         try dog.write(to: photos.appendingPathComponent("dog.jpg"))
         try dog.write(to: photos.appendingPathComponent("sub/puppy.jpg"))
         for (name, target) in [("l1", "."), ("l2", "."), ("up", ".."), ("sub/back", "..")] {
@@ -27,7 +28,7 @@ final class FolderListingTests: XCTestCase {
         let folder = try CLI.temporaryFolder(self)
         let photos = folder.appendingPathComponent("photos")
         try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
-        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try TestData.path("data/dog.jpg")))
         let latin1 = Array("caf".utf8) + [0xE9] + Array(".jpg".utf8)
         try CLI.writeRaw(dog, folder: photos.path, name: latin1)
         try dog.write(to: photos.appendingPathComponent("plain.jpg"))
@@ -40,7 +41,7 @@ final class FolderListingTests: XCTestCase {
         XCTAssertEqual(paths, [photos.appendingPathComponent("caf\\xE9.jpg").path, photos.appendingPathComponent("plain.jpg").path])
         XCTAssertEqual(CLI.rawNames(in: out.path), [latin1, Array("plain.jpg".utf8)], "the annotated copy keeps the bytes of its name")
 
-        let cfg = try CLI.data("cfg/yolov3-tiny.cfg"), weights = try CLI.data("yolov3-tiny.weights")
+        let cfg = try TestData.path("cfg/yolov3-tiny.cfg"), weights = try TestData.path("yolov3-tiny.weights")
         let named = try CLI.shell("exec \"$BIN\" detect '\(cfg)' '\(weights)' \"$(printf '\(photos.path)/caf\\351.jpg')\"")
         XCTAssertEqual(named.status, 0, named.stderr)
         XCTAssertTrue(named.stdout.hasPrefix("\(photos.path)/caf\\xE9.jpg: Predicted in "), named.stdout)

@@ -1,18 +1,7 @@
+import TestSupport
 @testable import darknet_swift
 import Foundation
 import XCTest
-
-/// SplitMix64: a seeded generator, so every "random" corruption here is the same on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Ways to break one JPEG frame, as a camera link or a fault tester does (issue #31, item 12).
 enum Corruption {
@@ -35,7 +24,7 @@ enum Corruption {
     /// One to four bytes overwritten, a few bytes inserted or removed, or the tail cut, after
     /// the start marker `FF D8 FF` (a frame without it cannot be told from the padding some
     /// cameras put between frames, so it is skipped without a number).
-    static func random(_ frame: [UInt8], using generator: inout SeededGenerator) -> [UInt8] {
+    static func random(_ frame: [UInt8], using generator: inout SplitMix64) -> [UInt8] {
         var out = frame
         switch Int.random(in: 0..<4, using: &generator) {
         case 0:
@@ -112,7 +101,7 @@ final class FrameReaderTests: XCTestCase {
     /// out whole with their numbers (the broken one is lost, or decodes as whatever it became).
     func testRandomCorruptionsNeverReachTheNextFrame() throws {
         let clean = try StreamFrames.dog(count: 3, step: 8, scale: 0.25)
-        var generator = SeededGenerator(state: 31)
+        var generator = SplitMix64(state: 31)
         for trial in 0..<(Int(ProcessInfo.processInfo.environment["TRIALS"] ?? "") ?? 1000) {
             let broken = Corruption.random(clean[1], using: &generator)
             let (items, frames) = try read(clean[0] + broken + clean[2])

@@ -27,16 +27,23 @@ final class HelpTests: XCTestCase {
     func testBenchmarkHelp() throws { try check(["benchmark", "--help"], snapshot: "help-benchmark.txt") }
     func testSynthWeightsHelp() throws { try check(["synth-weights", "--help"], snapshot: "help-synth-weights.txt") }
 
-    /// `--version`: the version, the commit it was built from, the BLAS library and core, and
-    /// the packed kernel the engine drives.
+    /// `--version`: the version, the commit it was built from, the Swift compiler that built it
+    /// (the one that built this test, in the same build), the BLAS library and core, and the
+    /// packed kernel the engine drives.
     func testVersion() throws {
         let result = try CLI.run(["--version"], environment: ["DARKNET_SWIFT_COMMIT": "abc1234"])
         XCTAssertEqual(result.status, 0)
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.count, 3, result.stdout)
-        XCTAssertEqual(lines.first, "darknet-swift 0.1.0 (commit abc1234)")
-        XCTAssertTrue(lines[1].hasPrefix("BLAS: OpenBLAS ") && lines[1].contains(", core "), result.stdout)
-        XCTAssertTrue(lines[2].hasPrefix("packed weights: "), result.stdout)
+        XCTAssertEqual(lines.count, 4, result.stdout)
+        guard lines.count == 4 else { return }
+        XCTAssertEqual(lines[0], "darknet-swift 0.1.0 (commit abc1234)")
+        #if compiler(>=6.3) && !compiler(>=6.4)
+        XCTAssertEqual(lines[1], "Swift: 6.3")
+        #else
+        XCTAssertNotNil(lines[1].range(of: #"^Swift: [6-9]\.[0-9]( or later)?$"#, options: .regularExpression), result.stdout)
+        #endif
+        XCTAssertTrue(lines[2].hasPrefix("BLAS: OpenBLAS ") && lines[2].contains(", core "), result.stdout)
+        XCTAssertTrue(lines[3].hasPrefix("packed weights: "), result.stdout)
     }
 
     /// Issue #31: `--nms-mode` lists `none`, `--threads` says what it controls, detect's help

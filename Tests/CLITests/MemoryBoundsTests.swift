@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 
 /// Issue #31 item 16: memory that does not grow with the input: `--list -` starts before
@@ -19,7 +20,7 @@ final class MemoryBoundsTests: XCTestCase {
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = FileHandle.nullDevice
         try process.run()
-        input.fileHandleForWriting.write(Data((try CLI.data("data/dog.jpg") + "\n").utf8))
+        input.fileHandleForWriting.write(Data((try TestData.path("data/dog.jpg") + "\n").utf8))
         var first = ""
         let deadline = Date().addingTimeInterval(120)  // a hang guard, not a timing
         while Date() < deadline && process.isRunning {
@@ -32,7 +33,7 @@ final class MemoryBoundsTests: XCTestCase {
         process.waitUntilExit()
         XCTAssertTrue(streamed, "no result while stdin was open")
         XCTAssertEqual(process.terminationStatus, 0)
-        XCTAssertEqual(try CLI.objects(first).first?["path"] as? String, try CLI.data("data/dog.jpg"))
+        XCTAssertEqual(try CLI.objects(first).first?["path"] as? String, try TestData.path("data/dog.jpg"))
     }
 
     /// Eight 12-megapixel photos (144 MB each as floats) in one batch of 8: the peak stays far
@@ -59,13 +60,13 @@ final class MemoryBoundsTests: XCTestCase {
 
     func testThreadsAreCapped() throws {
         let cap = min(4 * ProcessInfo.processInfo.activeProcessorCount, 256)
-        let result = try CLI.run(["benchmark", try CLI.data("cfg/yolov3-tiny.cfg"), "--threads", "1000", "--runs", "1",
+        let result = try CLI.run(["benchmark", try TestData.path("cfg/yolov3-tiny.cfg"), "--threads", "1000", "--runs", "1",
                                   "--warmup", "0", "--size", "64", "--format", "json"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(result.stderr, "darknet-swift: warning: --threads 1000 is more than \(cap) (4 per core, at most 256): using \(cap)\n")
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         XCTAssertEqual((object["machine"] as? [String: Any])?["threads"] as? Int, cap)
-        let detect = try CLI.run(["detect"] + CLI.tinyDetector() + [try CLI.data("data/dog.jpg"), "--threads", "100000", "--quiet"])
+        let detect = try CLI.run(["detect"] + CLI.tinyDetector() + [try TestData.path("data/dog.jpg"), "--threads", "100000", "--quiet"])
         XCTAssertEqual(detect.status, 0, detect.stderr)
         XCTAssertTrue(detect.stderr.contains("--threads 100000 is more than \(cap)"), detect.stderr)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Issue #31 item 9 and the model-file frictions: the wrong kind of model for the command,
@@ -6,11 +7,11 @@ import XCTest
 final class ModelFilesTests: XCTestCase {
     func testWrongModelForTheCommand() throws {
         let folder = try CLI.temporaryFolder(self)
-        let dog = try CLI.data("data/dog.jpg")
+        let dog = try TestData.path("data/dog.jpg")
         let classify = try CLI.run(["classify"] + CLI.tinyDetector() + [dog])
         XCTAssertEqual(classify.status, 2, classify.stderr)
         XCTAssertEqual(classify.stdout, "")
-        XCTAssertTrue(classify.stderr.hasPrefix("darknet-swift: error: \(try CLI.data("cfg/yolov3-tiny.cfg")): "), classify.stderr)
+        XCTAssertTrue(classify.stderr.hasPrefix("darknet-swift: error: \(try TestData.path("cfg/yolov3-tiny.cfg")): "), classify.stderr)
         XCTAssertTrue(classify.stderr.contains("a detector, not a classifier (use detect)"), classify.stderr)
 
         let (cfg, weights) = try CLI.tinyClassifier(in: folder)
@@ -32,8 +33,8 @@ final class ModelFilesTests: XCTestCase {
     }
 
     func testSwappedCfgAndWeights() throws {
-        let (cfg, weights) = (try CLI.data("cfg/yolov3-tiny.cfg"), try CLI.data("yolov3-tiny.weights"))
-        let dog = try CLI.data("data/dog.jpg")
+        let (cfg, weights) = (try TestData.path("cfg/yolov3-tiny.cfg"), try TestData.path("yolov3-tiny.weights"))
+        let dog = try TestData.path("data/dog.jpg")
         let expected = "darknet-swift: error: cfg and weights seem swapped: \(weights) is a weights file and \(cfg) a cfg\n"
         for arguments in [["detect", weights, cfg, dog], ["benchmark", weights, cfg], ["stream", weights, cfg]] {
             let result = try CLI.run(arguments)
@@ -48,8 +49,8 @@ final class ModelFilesTests: XCTestCase {
     func testMissingFilesAreWordedOneWay() throws {
         let folder = try CLI.temporaryFolder(self)
         let missing = folder.appendingPathComponent("missing").path
-        let cfg = try CLI.data("cfg/yolov3-tiny.cfg"), weights = try CLI.data("yolov3-tiny.weights")
-        let dog = try CLI.data("data/dog.jpg")
+        let cfg = try TestData.path("cfg/yolov3-tiny.cfg"), weights = try TestData.path("yolov3-tiny.weights")
+        let dog = try TestData.path("data/dog.jpg")
         let (classifierCfg, classifierWeights) = try CLI.tinyClassifier(in: folder)
         let cases: [([String], Int32, String)] = [
             (["detect", missing, weights, dog], 2, "darknet-swift: error: \(missing): no such file\n"),
@@ -73,8 +74,8 @@ final class ModelFilesTests: XCTestCase {
     /// are shown escaped in text output.
     func testNamesCountIsAWarningAndEscapesAreEscaped() throws {
         let folder = try CLI.temporaryFolder(self)
-        let dog = try CLI.data("data/dog.jpg")
-        var coco = try String(contentsOfFile: try CLI.data("data/coco.names"), encoding: .utf8).split(separator: "\n").map(String.init)
+        let dog = try TestData.path("data/dog.jpg")
+        var coco = try String(contentsOfFile: try TestData.path("data/coco.names"), encoding: .utf8).split(separator: "\n").map(String.init)
         coco[16] = "\u{1B}[31mdog\u{1B}[0m"
         let names = folder.appendingPathComponent("short.names")
         try coco.prefix(20).joined(separator: "\n").write(to: names, atomically: true, encoding: .utf8)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Issue #31 item 7 and the `--output-dir` frictions: a trailing slash means a folder, a file
@@ -7,13 +8,13 @@ import XCTest
 final class OutputPathTests: XCTestCase {
     func testTrailingSlashIsAlwaysAFolder() throws {
         let folder = try CLI.temporaryFolder(self)
-        let dog = try CLI.data("data/dog.jpg")
+        let dog = try TestData.path("data/dog.jpg")
         let one = try CLI.run(["detect"] + CLI.tinyDetector() + [dog, "--output", folder.path + "/newdir/"])
         XCTAssertEqual(one.status, 0, one.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path + "/newdir"), ["dog-detections.jpg"])
 
         let single = folder.appendingPathComponent("single.png").path
-        let two = try CLI.run(["detect"] + CLI.tinyDetector() + [dog, try CLI.data("data/horses.jpg"), "--output", single])
+        let two = try CLI.run(["detect"] + CLI.tinyDetector() + [dog, try TestData.path("data/horses.jpg"), "--output", single])
         XCTAssertEqual(two.status, 2, two.stderr)
         XCTAssertEqual(two.stderr, "darknet-swift: error: several images given: --output \(single) names a file (end it with / for a folder)\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: single), "nothing created")
@@ -24,7 +25,7 @@ final class OutputPathTests: XCTestCase {
         let photos = folder.appendingPathComponent("photos")
         try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
         for name in ["dog", "horses", "eagle"] {
-            try FileManager.default.copyItem(atPath: try CLI.data("data/\(name).jpg"), toPath: photos.appendingPathComponent("\(name).jpg").path)
+            try FileManager.default.copyItem(atPath: try TestData.path("data/\(name).jpg"), toPath: photos.appendingPathComponent("\(name).jpg").path)
         }
         let out = folder.appendingPathComponent("out")
         let first = try CLI.run(["detect"] + CLI.tinyDetector() + [photos.path, "--output-dir", out.path, "--shard", "1/2", "--quiet"])
@@ -55,8 +56,8 @@ final class OutputPathTests: XCTestCase {
         let folder = try CLI.temporaryFolder(self)
         for sub in ["a", "b"] { try FileManager.default.createDirectory(at: folder.appendingPathComponent(sub), withIntermediateDirectories: true) }
         let a = folder.appendingPathComponent("a/photo.jpg").path, b = folder.appendingPathComponent("b/photo.jpg").path
-        try FileManager.default.copyItem(atPath: try CLI.data("data/dog.jpg"), toPath: a)
-        try FileManager.default.copyItem(atPath: try CLI.data("data/horses.jpg"), toPath: b)
+        try FileManager.default.copyItem(atPath: try TestData.path("data/dog.jpg"), toPath: a)
+        try FileManager.default.copyItem(atPath: try TestData.path("data/horses.jpg"), toPath: b)
         let out = folder.appendingPathComponent("out")
         for (option, written) in [("--output-dir", "photo.jpg"), ("--output", "photo-detections.jpg")] {
             try? FileManager.default.removeItem(at: out)

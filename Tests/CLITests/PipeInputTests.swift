@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Issue #31 item 8: images, cfgs and weights that are pipes or FIFOs are read by streaming
@@ -12,21 +13,21 @@ final class PipeInputTests: XCTestCase {
 
     func testImageCfgAndWeightsFromFIFOs() throws {
         let folder = try CLI.temporaryFolder(self)
-        let cfg = try CLI.data("cfg/yolov3-tiny.cfg"), weights = try CLI.data("yolov3-tiny.weights")
-        let dog = try CLI.data("data/dog.jpg")
+        let cfg = try TestData.path("cfg/yolov3-tiny.cfg"), weights = try TestData.path("yolov3-tiny.weights")
+        let dog = try TestData.path("data/dog.jpg")
         let fifos = ["cfg", "weights", "image"].map { folder.appendingPathComponent($0).path }
         var releases: [() -> Void] = []
         for (fifo, source) in zip(fifos, [cfg, weights, dog]) {
             releases.append(CLI.fifo(at: fifo, feeding: try Data(contentsOf: URL(fileURLWithPath: source))))
         }
-        let result = try CLI.run(["detect"] + fifos + ["--names", try CLI.data("data/coco.names")], timeout: 300)
+        let result = try CLI.run(["detect"] + fifos + ["--names", try TestData.path("data/coco.names")], timeout: 300)
         releases.forEach { $0() }
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(labels(result), expected, result.stdout + result.stderr)
     }
 
     func testDashAndDevStdinReadAnImageFromAPipe() throws {
-        let dog = try CLI.data("data/dog.jpg")
+        let dog = try TestData.path("data/dog.jpg")
         let arguments = try CLI.tinyDetector().map { "'\($0)'" }.joined(separator: " ")
         for name in ["-", "/dev/stdin"] {
             let result = try CLI.shell("cat '\(dog)' | \"$BIN\" detect \(arguments) \(name)")

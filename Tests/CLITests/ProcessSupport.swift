@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Running the binary the ways users do beyond `CLI.run`: under a shell (signals, limits, raw
@@ -83,7 +84,7 @@ extension CLI {
         let result = try run(executable: URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, binary.path] + arguments,
                              timeout: 600)
         let fields = result.stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        if result.status == 127 { throw XCTSkip("python3 is needed to measure a child's own peak memory") }
+        if result.status == 127 { throw Skip.because("python3 is needed to measure a child's own peak memory (apt-get install python3)") }
         guard result.status == 0, fields.count == 2 else {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "peak memory probe failed: \(result.stderr)"])
         }
@@ -146,7 +147,7 @@ extension CLI {
     }
 
     static func tinyDetector() throws -> [String] {
-        [try data("cfg/yolov3-tiny.cfg"), try data("yolov3-tiny.weights")]
+        [try TestData.path("cfg/yolov3-tiny.cfg"), try TestData.path("yolov3-tiny.weights")]
     }
 
     /// The classifier of `ClassifyCommandTests` (avgpool → connected with biases 2, 1, 0 →

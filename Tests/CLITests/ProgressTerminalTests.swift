@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Issue #31 item 10: with stdout and stderr on one terminal, the progress bar is erased
@@ -18,7 +19,7 @@ final class ProgressTerminalTests: XCTestCase {
     }
 
     func testResultLinesStartClean() throws {
-        let photos = try ["dog", "horses", "eagle"].map { try CLI.data("data/\($0).jpg") }
+        let photos = try ["dog", "horses", "eagle"].map { try TestData.path("data/\($0).jpg") }
         let folder = (photos[0] as NSString).deletingLastPathComponent
         let arguments = (try CLI.tinyDetector() + photos).map { "'\($0)'" }.joined(separator: " ")
         // script(1) runs the command on a pseudo-terminal: stdout and stderr are the same tty.

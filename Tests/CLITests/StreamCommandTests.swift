@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `darknet-swift stream` through the real binary: frames on stdin, one JSON line per frame.
@@ -6,7 +7,7 @@ final class StreamCommandTests: XCTestCase {
     static let photos = ["dog", "horses", "person", "eagle", "dog"]
 
     func tinyArguments() throws -> [String] {
-        [try CLI.data("cfg/yolov3-tiny.cfg"), try CLI.data("yolov3-tiny.weights")]
+        [try TestData.path("cfg/yolov3-tiny.cfg"), try TestData.path("yolov3-tiny.weights")]
     }
 
     /// Class names and pixel boxes, sorted, from a `detections` array.
@@ -29,7 +30,7 @@ final class StreamCommandTests: XCTestCase {
     }
 
     func testMJPEGStreamGivesOneLinePerFrameWithDetectsDetections() throws {
-        let paths = try Self.photos.map { try CLI.data("data/\($0).jpg") }
+        let paths = try Self.photos.map { try TestData.path("data/\($0).jpg") }
         let expected = try detectLines(Array(Set(paths)))
         let stream = try CLI.temporaryFolder(self).appendingPathComponent("video.mjpeg")
         var bytes = Data()
@@ -52,7 +53,7 @@ final class StreamCommandTests: XCTestCase {
     func testAnnotatePipeWritesMJPEGAndMovesJSONToTheFile() throws {
         let folder = try CLI.temporaryFolder(self)
         let stream = folder.appendingPathComponent("video.mjpeg")
-        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try TestData.path("data/dog.jpg")))
         try (Data([0, 1, 2]) + dog + dog).write(to: stream)  // leading junk is skipped
         let jsonl = folder.appendingPathComponent("frames.jsonl")
         let result = try CLI.run(["stream"] + tinyArguments() + ["--annotate-pipe", "--jsonl", jsonl.path, "--smooth", "3"], stdin: stream)
@@ -66,15 +67,12 @@ final class StreamCommandTests: XCTestCase {
     }
 
     func testRawRGB24FramesMatchTheJPEGDetections() throws {
-        guard FileManager.default.isExecutableFile(atPath: COCOReportTests.python) else {
-            XCTFail("\(COCOReportTests.python) is missing: run tools/install-deps")
-            return
-        }
+        let python = try TestTools.requireCocoPython()
         // Decoded with Pillow (pycocotools' venv) — both sides use libjpeg-turbo's default IDCT.
-        let dog = try CLI.data("data/dog.jpg")
+        let dog = try TestData.path("data/dog.jpg")
         let raw = try CLI.temporaryFolder(self).appendingPathComponent("dog.rgb")
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: COCOReportTests.python)
+        process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-c", "import sys; from PIL import Image; d = Image.open(sys.argv[1]).convert('RGB').tobytes(); "
                              + "open(sys.argv[2], 'wb').write(d + d)", dog, raw.path]
         try process.run()
@@ -104,7 +102,7 @@ final class StreamCommandTests: XCTestCase {
     func testEndMarkerInsideASegmentDoesNotSplitTheFrame() throws {
         // An APP1 segment (as an EXIF thumbnail would) holding FF D9 right after SOI: a
         // splitter that searched for FF D9 would cut the frame there.
-        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try TestData.path("data/dog.jpg")))
         let app1 = Data([0xFF, 0xE1, 0x00, 0x08, 0xFF, 0xD8, 0xFF, 0xD9, 0x00, 0x00])
         let frame = dog.prefix(2) + app1 + dog.dropFirst(2)
         let stream = try CLI.temporaryFolder(self).appendingPathComponent("thumb.mjpeg")
@@ -118,7 +116,7 @@ final class StreamCommandTests: XCTestCase {
     }
 
     func testDropKeepsTheNewestFrameAndCountsTheRest() throws {
-        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try TestData.path("data/dog.jpg")))
         let stream = try CLI.temporaryFolder(self).appendingPathComponent("video.mjpeg")
         try Data(Array(repeating: dog, count: 8).joined()).write(to: stream)
         let result = try CLI.run(["stream"] + tinyArguments() + ["--drop"], stdin: stream)

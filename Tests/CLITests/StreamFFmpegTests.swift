@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TestSupport
 import XCTest
 
 /// The README's `stream` examples (issue #31, item 1), read from README.md and run as written
@@ -11,19 +12,16 @@ final class StreamFFmpegTests: XCTestCase {
     var environment: [String: String] = [:]
 
     override func setUpWithError() throws {
-        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg", "/opt/homebrew/bin/ffmpeg"]
-            .first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            throw XCTSkip("ffmpeg is not installed (apt-get install ffmpeg): the README's stream examples were not run")
-        }
+        let ffmpeg = try TestTools.require("ffmpeg", install: "apt-get install ffmpeg: the README's stream examples were not run")
         folder = try CLI.temporaryFolder(self)
         // A 4-second 640×480 video of the sample photo at 15 fps.
         let video = folder.appendingPathComponent("video.mp4")
-        let made = try CLI.run(["-loglevel", "error", "-loop", "1", "-framerate", "15", "-i", try CLI.data("data/dog.jpg"),
+        let made = try CLI.run(["-loglevel", "error", "-loop", "1", "-framerate", "15", "-i", try TestData.path("data/dog.jpg"),
                                 "-t", "4", "-vf", "scale=640:480", "-c:v", "mpeg4", "-q:v", "3", video.path],
                                executable: URL(fileURLWithPath: ffmpeg))
         XCTAssertEqual(made.status, 0, made.stderr)
-        environment = ["DARKNET_SWIFT": CLI.binary.path, "CFG": try CLI.data("cfg/yolov3-tiny.cfg"),
-                       "WEIGHTS": try CLI.data("yolov3-tiny.weights"), "VIDEO": video.path]
+        environment = ["DARKNET_SWIFT": CLI.binary.path, "CFG": try TestData.path("cfg/yolov3-tiny.cfg"),
+                       "WEIGHTS": try TestData.path("yolov3-tiny.weights"), "VIDEO": video.path]
     }
 
     /// The commands of the README's stream section (comment lines separate them), with the

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TestSupport
 import XCTest
 
 /// `stream` on live input (issue #31, item 1): frames written through a pipe while the binary
@@ -9,7 +10,7 @@ import XCTest
 /// events (a frame answered before the next is sent, a drop only after a newer frame came).
 final class StreamLiveTests: XCTestCase {
     func tinyArguments() throws -> [String] {
-        [try CLI.data("cfg/yolov3-tiny.cfg"), try CLI.data("yolov3-tiny.weights")]
+        [try TestData.path("cfg/yolov3-tiny.cfg"), try TestData.path("yolov3-tiny.weights")]
     }
 
     /// Frames of 6-8 KB (as the issue's report used), each written only once the line of the

@@ -1,16 +1,17 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `stream`'s outputs and frictions (issue #31, items 2 and 4): failed writes, a reader that
 /// goes away, files that must not be overwritten, stdin left on the terminal.
 final class StreamOutputTests: XCTestCase {
     func tinyArguments() throws -> [String] {
-        [try CLI.data("cfg/yolov3-tiny.cfg"), try CLI.data("yolov3-tiny.weights")]
+        [try TestData.path("cfg/yolov3-tiny.cfg"), try TestData.path("yolov3-tiny.weights")]
     }
 
     /// Eight copies of dog.jpg: enough lines that some are written after a reader has gone.
     func dogStream() throws -> URL {
-        let dog = try Data(contentsOf: URL(fileURLWithPath: try CLI.data("data/dog.jpg")))
+        let dog = try Data(contentsOf: URL(fileURLWithPath: try TestData.path("data/dog.jpg")))
         let url = try CLI.temporaryFolder(self).appendingPathComponent("dogs.mjpeg")
         try Data(Array(repeating: dog, count: 8).joined()).write(to: url)
         return url

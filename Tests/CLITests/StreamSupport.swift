@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ enum StreamFrames {
     /// frame over weights/data/dog.jpg, scaled by `scale` (0.25 gives 6-8 KB frames).
     static func dog(count: Int, width: Int = 640, height: Int = 480, step: Int = 0, scale: Double = 1,
                     quality: Int = 80) throws -> [[UInt8]] {
-        let photo = try Image(contentsOf: try CLI.data("data/dog.jpg"))
+        let photo = try Image(contentsOf: try TestData.path("data/dog.jpg"))
         return try (0..<count).map { i in
             var window = Image(width: width, height: height, channels: 3, fill: 0)
             let left = min(i * step, photo.width - width)

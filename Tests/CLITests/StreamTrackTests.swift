@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `stream --track` (issue #31): each detection gets an `id` that follows its object.
 final class StreamTrackTests: XCTestCase {
     func tinyArguments() throws -> [String] {
-        [try CLI.data("cfg/yolov3-tiny.cfg"), try CLI.data("yolov3-tiny.weights")]
+        [try TestData.path("cfg/yolov3-tiny.cfg"), try TestData.path("yolov3-tiny.weights")]
     }
 
     /// A 704×576 window panning 8 pixels a frame over dog.jpg (768×576): every object moves

@@ -1,9 +1,10 @@
 import Foundation
+import TestSupport
 import XCTest
 
 final class SummaryCommandTests: XCTestCase {
     func testYolov3At416() throws {
-        let result = try CLI.run(["summary", try CLI.data("cfg/yolov3.cfg"), "--size", "416"])
+        let result = try CLI.run(["summary", try TestData.path("cfg/yolov3.cfg"), "--size", "416"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = result.stdout.split(separator: "\n")
         XCTAssertEqual(lines.first, "layer     filters    size              input                output")
@@ -63,7 +64,7 @@ final class SummaryCommandTests: XCTestCase {
     /// transformed at load (the budget, smallest grids first), the others streamed; the first
     /// layer in bands. Without it nothing streams.
     func testMethodsAt608() throws {
-        let result = try CLI.run(["summary", try CLI.data("cfg/yolov3.cfg"), "--methods"])
+        let result = try CLI.run(["summary", try TestData.path("cfg/yolov3.cfg"), "--methods"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         XCTAssertTrue(lines.contains("convolutions with --conv-algorithm auto:"), result.stdout)
@@ -90,7 +91,7 @@ final class SummaryCommandTests: XCTestCase {
     }
 
     func testTiny() throws {
-        let result = try CLI.run(["summary", try CLI.data("cfg/yolov3-tiny.cfg")])
+        let result = try CLI.run(["summary", try TestData.path("cfg/yolov3-tiny.cfg")])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("   11 max          2 x 2 / 1    13 x  13 x 512   ->    13 x  13 x 512"))
         XCTAssertTrue(result.stdout.contains("   19 upsample            2x    13 x  13 x 128   ->    26 x  26 x 128"))
@@ -100,7 +101,7 @@ final class SummaryCommandTests: XCTestCase {
     /// Every row as Debian's darknet prints it loading alexnet.cfg at 128×128 (copied from its
     /// stderr): conv, max, connected, dropout and softmax rows.
     func testAlexnetRowsAreDarknets() throws {
-        let result = try CLI.run(["summary", try CLI.data("cfg/alexnet.cfg"), "--size", "128"])
+        let result = try CLI.run(["summary", try TestData.path("cfg/alexnet.cfg"), "--size", "128"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let rows = result.stdout.split(separator: "\n").dropFirst().prefix { !$0.hasPrefix("Total BFLOPs") }.map(String.init)
         XCTAssertEqual(rows, [
@@ -123,14 +124,14 @@ final class SummaryCommandTests: XCTestCase {
 
     /// darknet53 at 64: the global average pool row.
     func testAvgpoolRow() throws {
-        let result = try CLI.run(["summary", try CLI.data("cfg/darknet53.cfg"), "--size", "64"])
+        let result = try CLI.run(["summary", try TestData.path("cfg/darknet53.cfg"), "--size", "64"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("\n   75 avg                        2 x   2 x1024   ->  1024\n"), result.stdout)
     }
 
     /// yolov2's [reorg] and [region] rows, as darknet prints them (`reorg /2 …`, `detection`).
     func testYolov2ReorgAndRegionRows() throws {
-        let result = try CLI.run(["summary", try CLI.data("cfg/yolov2.cfg"), "--size", "416"])
+        let result = try CLI.run(["summary", try TestData.path("cfg/yolov2.cfg"), "--size", "416"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("\n   27 reorg              / 2    26 x  26 x  64   ->    13 x  13 x 256\n"), result.stdout)
         XCTAssertTrue(result.stdout.contains("\n   31 detection\n"), result.stdout)

@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 
 /// Issue #31 item 15: an annotated image is written under a temporary name and renamed into
@@ -15,7 +16,7 @@ final class TemporaryFileTests: XCTestCase {
     func testFailedWritesLeaveNoTemporary() throws {
         let folder = try CLI.temporaryFolder(self)
         let out = folder.appendingPathComponent("out")
-        let photos = try ["dog", "horses", "eagle"].map { try CLI.data("data/\($0).jpg") }
+        let photos = try ["dog", "horses", "eagle"].map { try TestData.path("data/\($0).jpg") }
         let arguments = (try CLI.tinyDetector() + photos).map { "'\($0)'" }.joined(separator: " ")
         let result = try CLI.shell("ulimit -f 64; trap '' XFSZ; exec \"$BIN\" detect \(arguments) --output-dir '\(out.path)' --quiet")
         XCTAssertEqual(result.status, 1, result.stderr)
@@ -29,7 +30,7 @@ final class TemporaryFileTests: XCTestCase {
     func testSignalMidWriteLeavesNoTemporary() throws {
         let folder = try CLI.temporaryFolder(self)
         let out = folder.appendingPathComponent("out")
-        let arguments = (try CLI.tinyDetector() + [try CLI.data("data/dog.jpg")]).map { "'\($0)'" }.joined(separator: " ")
+        let arguments = (try CLI.tinyDetector() + [try TestData.path("data/dog.jpg")]).map { "'\($0)'" }.joined(separator: " ")
         let result = try CLI.shell("ulimit -f 64; \"$BIN\" detect \(arguments) --output-dir '\(out.path)' --quiet; echo \"status $?\"")
         XCTAssertTrue(result.stdout.hasSuffix("status \(128 + SIGXFSZ)\n"), "killed by SIGXFSZ: \(result.stdout)")
         XCTAssertEqual(leftovers(out), [])
@@ -73,7 +74,7 @@ final class TemporaryFileTests: XCTestCase {
 /// A PNG of random pixels (it does not compress: the annotated copy is as large as the pixels).
 enum NoiseImage {
     static func write(width: Int, height: Int, to path: String) throws {
-        var generator = ArgumentCorpusTests.Generator(state: 31)
+        var generator = SplitMix64(state: 31)
         let data = (0..<3 * width * height).map { _ in Float(generator.next() % 256) / 255 }
         try Image(width: width, height: height, channels: 3, data: data).write(to: path)
     }

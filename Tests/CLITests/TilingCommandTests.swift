@@ -1,5 +1,6 @@
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 
 /// `detect --tiles` on a 2×2 mosaic of the sample photos, with the real yolov3-tiny weights:
@@ -24,7 +25,7 @@ final class TilingCommandTests: XCTestCase {
     }
 
     func detect(_ arguments: [String]) throws -> [String: [Found]] {
-        let result = try CLI.run(["detect", try CLI.data("cfg/yolov3-tiny.cfg"), try CLI.data("yolov3-tiny.weights"),
+        let result = try CLI.run(["detect", try TestData.path("cfg/yolov3-tiny.cfg"), try TestData.path("yolov3-tiny.weights"),
                                   "--format", "jsonl", "--quiet"] + arguments)
         XCTAssertEqual(result.status, 0, result.stderr)
         var found: [String: [Found]] = [:]
@@ -46,7 +47,7 @@ final class TilingCommandTests: XCTestCase {
         var mosaic = Image(width: 1536, height: 1152, channels: 3, fill: 0.5)
         var cells: [String] = []
         for (k, name) in ["dog", "horses", "person", "giraffe"].enumerated() {
-            let cell = try Image(contentsOf: try CLI.data("data/\(name).jpg")).letterboxed(width: 768, height: 576)
+            let cell = try Image(contentsOf: try TestData.path("data/\(name).jpg")).letterboxed(width: 768, height: 576)
             let path = folder.appendingPathComponent("\(name).png").path
             try cell.write(to: path)
             cells.append(path)
@@ -107,7 +108,7 @@ final class TilingCommandTests: XCTestCase {
         let folder = try CLI.temporaryFolder(self)
         let (mosaic, _) = try mosaic(in: folder)
         let small = folder.appendingPathComponent("small.png").path
-        try Image(contentsOf: try CLI.data("data/person.jpg")).resized(width: 400, height: 300).write(to: small)
+        try Image(contentsOf: try TestData.path("data/person.jpg")).resized(width: 400, height: 300).write(to: small)
         XCTAssertEqual(try detect([mosaic, "--tiles", "1x1"]), try detect([mosaic]))
         XCTAssertEqual(try detect([small, "--tiles", "auto"]), try detect([small]))
         let auto = try XCTUnwrap(try detect([mosaic, "--tiles", "auto"])[mosaic])

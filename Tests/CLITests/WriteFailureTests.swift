@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Issue #31 item 2: a failed write to stdout is one line on stderr and a non-zero exit for
@@ -16,7 +17,7 @@ final class WriteFailureTests: XCTestCase {
     }
 
     func testDetectToAFullDisk() throws {
-        let dog = try CLI.data("data/dog.jpg")
+        let dog = try TestData.path("data/dog.jpg")
         for format in ["text", "jsonl", "csv", "coco"] {
             // coco: the opening bracket is the first write.
             try assertReportsFullDisk(["detect"] + CLI.tinyDetector() + [dog, "--format", format])
@@ -26,16 +27,16 @@ final class WriteFailureTests: XCTestCase {
 
     func testClassifySummaryAndBenchmarkToAFullDisk() throws {
         let (cfg, weights) = try CLI.tinyClassifier(in: try CLI.temporaryFolder(self))
-        try assertReportsFullDisk(["classify", cfg, weights, try CLI.data("data/dog.jpg")])
-        try assertReportsFullDisk(["summary", try CLI.data("cfg/yolov3-tiny.cfg")])
-        try assertReportsFullDisk(["benchmark", try CLI.data("cfg/yolov3-tiny.cfg"), "--runs", "1", "--warmup", "0", "--size", "64"])
+        try assertReportsFullDisk(["classify", cfg, weights, try TestData.path("data/dog.jpg")])
+        try assertReportsFullDisk(["summary", try TestData.path("cfg/yolov3-tiny.cfg")])
+        try assertReportsFullDisk(["benchmark", try TestData.path("cfg/yolov3-tiny.cfg"), "--runs", "1", "--warmup", "0", "--size", "64"])
     }
 
     /// `| head -c 1` with SIGPIPE ignored (as under some supervisors and language runtimes):
     /// the next write fails with EPIPE; the run ends at once, silently, with status 141 as if
     /// SIGPIPE had ended it.
     func testClosedPipeEndsTheRunQuietly() throws {
-        let dog = try CLI.data("data/dog.jpg")
+        let dog = try TestData.path("data/dog.jpg")
         let arguments = ["detect"] + (try CLI.tinyDetector()) + [dog, dog, dog, dog, "--format", "jsonl", "--quiet"]
         let quoted = arguments.map { "'\($0)'" }.joined(separator: " ")
         // The reader is gone before the first write: stdout is a pipe whose read end is closed.

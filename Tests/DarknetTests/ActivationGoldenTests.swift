@@ -1,5 +1,6 @@
 @testable import Darknet
 import Foundation
+import TestSupport
 import XCTest
 
 /// `Activation` against two references, on the same input grid (−8…8 by 0.25 plus large values):
@@ -23,7 +24,7 @@ final class ActivationGoldenTests: XCTestCase {
         var worst: Float = 0
         for (x, reference) in zip(inputs, expected) {
             guard let reference else { continue }  // darknet's tanh is NaN for x > 44 (exp overflow); we return 1
-            worst = max(worst, abs(activation.value(x) - reference) / (1 + abs(reference)))
+            worst = max(worst, Tolerance.relative(activation.value(x), reference))
         }
         return worst
     }

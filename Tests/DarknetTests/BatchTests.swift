@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import Darknet
 import Imaging
@@ -237,11 +238,5 @@ final class BatchTests: XCTestCase {
         SyntheticWeights.input(shape).enumerated().map { i, x in
             variant == 0 ? x : Float((Int(x * 999) + variant * 377 + i % 7) % 1000) / 999
         }
-    }
-
-    /// Largest `|a − b| / (1 + |b|)`.
-    static func worst(_ a: [Float], _ b: [Float]) -> Float {
-        guard a.count == b.count else { return .infinity }
-        return zip(a, b).reduce(0) { max($0, abs($1.0 - $1.1) / (1 + abs($1.1))) }
     }
 }

@@ -26,8 +26,12 @@ final class CfgParserTests: XCTestCase {
             XCTAssertEqual(error as? CfgError, .malformedLine(CfgLocation(file: "bad.cfg", line: 2), text: "width 416"))
             XCTAssertTrue(String(describing: error).contains("bad.cfg:2"))
         }
-        XCTAssertThrowsError(try CfgParser.parse(text: "[net\n", file: "bad.cfg"))
-        XCTAssertThrowsError(try CfgParser.parse(text: "=3\n", file: "bad.cfg"))
+        XCTAssertThrowsError(try CfgParser.parse(text: "[net\n", file: "bad.cfg")) { error in
+            XCTAssertEqual(error as? CfgError, .malformedLine(CfgLocation(file: "bad.cfg", line: 1), text: "[net"))
+        }
+        XCTAssertThrowsError(try CfgParser.parse(text: "=3\n", file: "bad.cfg")) { error in
+            XCTAssertEqual(error as? CfgError, .malformedLine(CfgLocation(file: "bad.cfg", line: 1), text: "=3"))
+        }
     }
 
     func testOptionBeforeSection() {

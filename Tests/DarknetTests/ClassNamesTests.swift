@@ -1,5 +1,6 @@
 @testable import Darknet
 import Foundation
+import TestSupport
 import XCTest
 
 /// Names files (`--names`, `--labels`, `ClassNames.load`): darknet's one name per line, and a

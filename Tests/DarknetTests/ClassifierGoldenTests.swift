@@ -1,6 +1,7 @@
 @testable import Darknet
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 
 /// Debian's classifier cfgs against Debian's darknet (`libdarknet.so` through

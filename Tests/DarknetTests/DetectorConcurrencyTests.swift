@@ -2,6 +2,7 @@ import Darknet
 import Dispatch
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 import YOLO
 

@@ -1,6 +1,7 @@
 import Darknet
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 import YOLO
 

@@ -1,5 +1,6 @@
 @testable import Darknet
 import Foundation
+import TestSupport
 import XCTest
 
 /// A per-layer golden written by `tools/oracle/darknet-oracle.c layers` (see Fixtures/README.md):

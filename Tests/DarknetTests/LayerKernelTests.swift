@@ -1,4 +1,5 @@
 @testable import Darknet
+import TestSupport
 import XCTest
 
 /// Runs one small network on a given input with given conv parameters and returns every layer's output.
@@ -166,7 +167,10 @@ final class ShortcutTests: XCTestCase {
 
     func testAddThenActivation() throws {
         let cfg = "[net]\nwidth=2\nheight=1\nchannels=1\n[upsample]\nstride=1\nscale=-2\n[upsample]\nstride=1\nscale=1\n[shortcut]\nfrom=-3\nactivation=leaky\n"
-        XCTAssertThrowsError(try ModelDescription(text: cfg), "from=-3 at layer 2 points before layer 0")
+        XCTAssertThrowsError(try ModelDescription(text: cfg), "from=-3 at layer 2 points before layer 0") {
+            XCTAssertEqual($0 as? CfgError, .layerReference(CfgLocation(file: "<cfg>", line: 12, section: "shortcut", key: "from"),
+                                                            layer: 2, index: -3, available: 2))
+        }
         let ok = cfg.replacingOccurrences(of: "from=-3", with: "from=-2")
         let out = try runLayers(ok, input: [1, -3])
         // previous (layer 1) = [-2, 6]; from layer 0 = [-2, 6]; sum = [-4, 12]; leaky → [-0.4, 12]

@@ -1,4 +1,5 @@
 @testable import Darknet
+import TestSupport
 import XCTest
 
 final class ModelDescriptionTests: XCTestCase {
@@ -81,8 +82,11 @@ final class ModelDescriptionTests: XCTestCase {
         XCTAssertEqual(e, .layerReference(CfgLocation(file: "t.cfg", line: 11, section: "route", key: "layers"),
                                           layer: 1, index: -3, available: 1))
         XCTAssertTrue(String(describing: e!).contains("t.cfg:11"))
-        XCTAssertNotNil(error("[convolutional]\nfilters=8\n[route]\nlayers=1\n"), "a route cannot name itself")
-        XCTAssertNotNil(error("[convolutional]\nfilters=8\n[shortcut]\nfrom=5\n"))
+        XCTAssertEqual(error("[convolutional]\nfilters=8\n[route]\nlayers=1\n"),
+                       .layerReference(CfgLocation(file: "t.cfg", line: 11, section: "route", key: "layers"), layer: 1, index: 1, available: 1),
+                       "a route cannot name itself")
+        XCTAssertEqual(error("[convolutional]\nfilters=8\n[shortcut]\nfrom=5\n"),
+                       .layerReference(CfgLocation(file: "t.cfg", line: 11, section: "shortcut", key: "from"), layer: 1, index: 5, available: 1))
     }
 
     func testRouteShapeMismatch() {
@@ -119,15 +123,32 @@ final class ModelDescriptionTests: XCTestCase {
         XCTAssertEqual(layer, 0)
     }
 
+    /// Each bad value is `invalidValue` naming its line, section, key and value (the head's
+    /// [net] is lines 1-7, so the layer's section is line 8 and its first key line 9).
     func testInvalidValues() {
-        XCTAssertNotNil(error("[convolutional]\nfilters=0\n"))
-        XCTAssertNotNil(error("[convolutional]\nfilters=8\nstride=0\n"))
-        XCTAssertNotNil(error("[convolutional]\nfilters=8\ngroups=3\n"), "groups must divide the input channels")
-        XCTAssertNotNil(error("[convolutional]\nfilters=8\nactivation=sparkle\n"))
-        XCTAssertNotNil(error("[maxpool]\nsize=0\n"))
-        XCTAssertNotNil(error("[upsample]\nstride=0\n"))
-        XCTAssertNotNil(error("[convolutional]\nfilters=8\n", size: 0))
-        XCTAssertNotNil(error("[convolutional]\nfilters=8\n", size: 1_000_000))
+        func at(_ line: Int, _ section: String, _ key: String) -> CfgLocation {
+            CfgLocation(file: "t.cfg", line: line, section: section, key: key)
+        }
+        XCTAssertEqual(error("[convolutional]\nfilters=0\n"),
+                       .invalidValue(at(9, "convolutional", "filters"), value: "0", expected: "an integer ≥ 1"))
+        XCTAssertEqual(error("[convolutional]\nfilters=8\nstride=0\n"),
+                       .invalidValue(at(10, "convolutional", "stride"), value: "0", expected: "an integer ≥ 1"))
+        XCTAssertEqual(error("[convolutional]\nfilters=8\ngroups=3\n"),
+                       .invalidValue(at(10, "convolutional", "groups"), value: "3", expected: "a divisor of filters=8"))
+        guard case .invalidValue(let location, let value, let expected)? = error("[convolutional]\nfilters=8\nactivation=sparkle\n") else {
+            return XCTFail("activation=sparkle must be an invalid value")
+        }
+        XCTAssertEqual(location, at(10, "convolutional", "activation"))
+        XCTAssertEqual(value, "sparkle")
+        XCTAssertTrue(expected.hasPrefix("one of ") && expected.contains("leaky"), expected)
+        XCTAssertEqual(error("[maxpool]\nsize=0\n"), .invalidValue(at(9, "maxpool", "size"), value: "0", expected: "an integer ≥ 1"))
+        XCTAssertEqual(error("[upsample]\nstride=0\n"),
+                       .invalidValue(at(9, "upsample", "stride"), value: "0", expected: "a non-zero integer"))
+        // A size override is checked where the cfg sets the width: [net]'s line 4.
+        XCTAssertEqual(error("[convolutional]\nfilters=8\n", size: 0),
+                       .invalidValue(at(4, "net", "width"), value: "0", expected: "an input width in 1...16384"))
+        XCTAssertEqual(error("[convolutional]\nfilters=8\n", size: 1_000_000),
+                       .invalidValue(at(4, "net", "width"), value: "1000000", expected: "an input width in 1...16384"))
     }
 
     func testUnsupportedOptionsAreErrorsNotIgnored() {

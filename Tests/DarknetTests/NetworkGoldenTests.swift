@@ -1,5 +1,6 @@
 @testable import Darknet
 import Foundation
+import TestSupport
 import XCTest
 
 /// Whole networks against Debian's darknet (`libdarknet.so`), every layer, on the synthetic

@@ -1,4 +1,5 @@
 @testable import Darknet
+import TestSupport
 import XCTest
 
 /// `Network.profile`: the same pass as `forward`, plus times that are consistent with one

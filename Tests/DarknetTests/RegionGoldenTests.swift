@@ -1,6 +1,7 @@
 @testable import Darknet
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 import YOLO
 

@@ -1,4 +1,5 @@
 @testable import Darknet
+import TestSupport
 import XCTest
 
 final class WeightsReaderTests: XCTestCase {

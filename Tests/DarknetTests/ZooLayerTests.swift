@@ -1,5 +1,6 @@
 @testable import Darknet
 import Foundation
+import TestSupport
 import XCTest
 
 /// The layer options of issue #6 (route groups, shortcut of another shape, negative upsample
@@ -82,9 +83,15 @@ final class ZooLayerTests: XCTestCase {
         XCTAssertEqual(model.layers[2].output, TensorShape(channels: 4, height: 2, width: 1))
         // layer 0 (a 1×1 maxpool) copies the input (c0: 0,1  c1: 2,3  c2: 4,5  c3: 6,7); each source gives c2, c3.
         XCTAssertEqual(try run(cfg, (0..<8).map(Float.init)), [4, 5, 6, 7, 4, 5, 6, 7])
-        XCTAssertThrowsError(try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=4\n[maxpool]\nsize=1\n[route]\nlayers=-1\ngroups=2\ngroup_id=2\n"))
-        XCTAssertThrowsError(try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=3\n[maxpool]\nsize=1\n[route]\nlayers=-1\ngroups=2\n"),
-                             "3 channels do not split in 2 groups")
+        XCTAssertThrowsError(try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=4\n[maxpool]\nsize=1\n[route]\nlayers=-1\ngroups=2\ngroup_id=2\n")) {
+            XCTAssertEqual($0 as? CfgError, .invalidValue(CfgLocation(file: "<cfg>", line: 10, section: "route", key: "group_id"),
+                                                          value: "2", expected: "0...1 (groups=2)"))
+        }
+        XCTAssertThrowsError(try ModelDescription(text: "[net]\nwidth=1\nheight=1\nchannels=3\n[maxpool]\nsize=1\n[route]\nlayers=-1\ngroups=2\n")) {
+            XCTAssertEqual($0 as? CfgError, .shapeMismatch(CfgLocation(file: "<cfg>", line: 9, section: "route", key: "groups"), layer: 1,
+                                                           detail: "layer 0 has 3 channels, which groups=2 does not divide"),
+                           "3 channels do not split in 2 groups")
+        }
     }
 
     /// Reference: darknet's reverse `upsample_cpu` by hand: each output is scale · the sum of its 2×2 block.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import Imaging
 
@@ -39,19 +40,9 @@ enum Fixtures {
                   channels: try XCTUnwrap(entry["c"] as? Int))
     }
 
-    /// Folder of fetched data (photos, weights): $DARKNET_SWIFT_DATA or <package root>/weights.
-    static var dataDirectory: String {
-        if let env = ProcessInfo.processInfo.environment["DARKNET_SWIFT_DATA"], !env.isEmpty { return env }
-        // Tests/ImagingTests/FixtureSupport.swift → package root
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent("weights").path
-    }
-
-    /// Path of a sample photo; fails the test with instructions when it is missing.
-    static func photo(_ name: String) throws -> String {
-        let path = (dataDirectory as NSString).appendingPathComponent("data/\(name)")
-        guard FileManager.default.fileExists(atPath: path) else { throw MissingData(path: path) }
-        return path
+    /// Path of a fetched sample photo (skips, or fails under DARKNET_SWIFT_REQUIRE_DATA, when missing).
+    static func photo(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        try TestData.path("data/\(name)", file: file, line: line)
     }
 }
 
@@ -74,13 +65,5 @@ func assertImagesEqual(_ a: Image, _ b: Image, tolerance: Float = 0, _ message: 
     }
     if let first {
         XCTFail("\(message): \(mismatches) of \(a.data.count) samples differ; first at \(first)", file: file, line: line)
-    }
-}
-
-/// Thrown (failing the test) when fetched data is absent.
-struct MissingData: Error, CustomStringConvertible {
-    var path: String
-    var description: String {
-        "missing \(path): run `tools/fetch` first (or set DARKNET_SWIFT_DATA to the folder holding data/ and the weights)"
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import Imaging
 
@@ -106,7 +107,7 @@ final class ImageDecodingTests: XCTestCase {
 
     /// Random corruption of valid files must only ever produce errors or images, never crash.
     func testCorruptedBytesNeverCrash() throws {
-        var generator = SplitMix(seed: 12345)
+        var generator = SplitMix64(seed: 12345)
         for name in ["rgb8.png", "rgba16.png", "gray_alpha16.png", "palette8.png", "pattern_q80.jpg", "cmyk_q90.jpg"] {
             let original = try Fixtures.bytes(name)
             for _ in 0..<60 {
@@ -124,18 +125,5 @@ final class ImageDecodingTests: XCTestCase {
                 }
             }
         }
-    }
-}
-
-/// Small deterministic PRNG for the corruption test.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import Imaging
 
@@ -94,7 +95,7 @@ final class ImageWriterTests: XCTestCase {
     /// A write that fails half-way (a full disk: here `RLIMIT_FSIZE` of 4 KB with SIGXFSZ
     /// ignored, so write(2) fails with EFBIG) leaves no temporary file behind (issue #31).
     func testFailedWriteLeavesNoTemporary() throws {
-        var generator = SplitMix(seed: 31)
+        var generator = SplitMix64(seed: 31)
         let noise = Image(width: 200, height: 200, channels: 3, data: (0..<120_000).map { _ in Float(generator.next() % 256) / 255 })
         let path = dir.appendingPathComponent("big.png").path
         let previous = signal(SIGXFSZ, SIG_IGN)

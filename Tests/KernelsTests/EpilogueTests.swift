@@ -1,4 +1,5 @@
 @testable import Kernels
+import TestSupport
 import XCTest
 
 /// The fused epilogue every route ends with against its reference, bit for bit.

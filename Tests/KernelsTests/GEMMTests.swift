@@ -1,4 +1,5 @@
 @testable import Kernels
+import TestSupport
 import XCTest
 
 /// `GEMM.multiply` cuts a product into parts from its shape alone and runs each part as one

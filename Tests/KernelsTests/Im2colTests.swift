@@ -1,4 +1,5 @@
 @testable import Kernels
+import TestSupport
 import XCTest
 
 /// The fast unfold (valid column run computed once, strided copy, rows split across workers)

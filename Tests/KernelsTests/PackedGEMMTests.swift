@@ -1,5 +1,6 @@
 @testable import Kernels
 import Foundation
+import TestSupport
 import XCTest
 
 /// `PackedGEMM` against a product summed in Double, on odd shapes: tails in both panel

@@ -1,4 +1,5 @@
 @testable import Kernels
+import TestSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc
@@ -26,7 +27,7 @@ final class PrefaultTests: XCTestCase {
         // Kernels before 5.14 lack MADV_POPULATE_WRITE (the hint then does nothing).
         let probe = try XCTUnwrap(mmap(nil, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
         defer { munmap(probe, 4096) }
-        if madvise(probe, 4096, 23) != 0 { throw XCTSkip("this kernel has no MADV_POPULATE_WRITE") }
+        if madvise(probe, 4096, 23) != 0 { throw Skip.because("this kernel has no MADV_POPULATE_WRITE") }
         Prefault.write(UnsafeMutableRawBufferPointer(start: region, count: bytes), threads: 2)
         XCTAssertEqual(residentPages(region, bytes: bytes), (bytes + 4095) / 4096)
         let floats = region.assumingMemoryBound(to: Float.self)

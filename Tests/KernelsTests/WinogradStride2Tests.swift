@@ -1,4 +1,5 @@
 @testable import Kernels
+import TestSupport
 import XCTest
 
 /// The stride-2 Winograd (`WinogradStride2`), with weights packed for OpenBLAS's kernel or

@@ -1,4 +1,5 @@
 @testable import Kernels
+import TestSupport
 import XCTest
 
 /// F(4×4, 3×3), with weights transformed at load (packed for OpenBLAS's kernel, or plain for

@@ -1,4 +1,5 @@
 @testable import Kernels
+import TestSupport
 import XCTest
 
 /// Each Winograd transform against Lavin & Gray's matrices written out (`WinogradReference`),

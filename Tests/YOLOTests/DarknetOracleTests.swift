@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 @testable import YOLO
 
@@ -10,19 +11,13 @@ import XCTest
 /// and height after correct_yolo_boxes may differ from that binary by a few units in the last
 /// place; x and y (double arithmetic in darknet) must still match exactly.
 final class DarknetOracleTests: XCTestCase {
-    /// Units in the last place between two finite floats of the same sign.
-    func ulps(_ a: Float, _ b: Float) -> UInt32 {
-        let x = a.bitPattern, y = b.bitPattern
-        return x > y ? x - y : y - x
-    }
-
     /// Exact x, y; width and height within `sizeULPs` units in the last place.
     func assertBox(_ mine: BoundingBox, _ darknet: BoundingBox, sizeULPs: UInt32 = 4, _ message: String,
                    file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(mine.x, darknet.x, message, file: file, line: line)
         XCTAssertEqual(mine.y, darknet.y, message, file: file, line: line)
-        XCTAssertLessThanOrEqual(ulps(mine.width, darknet.width), sizeULPs, "width \(mine.width) vs \(darknet.width): " + message, file: file, line: line)
-        XCTAssertLessThanOrEqual(ulps(mine.height, darknet.height), sizeULPs, "height \(mine.height) vs \(darknet.height): " + message, file: file, line: line)
+        XCTAssertLessThanOrEqual(Tolerance.ulps(mine.width, darknet.width), sizeULPs, "width \(mine.width) vs \(darknet.width): " + message, file: file, line: line)
+        XCTAssertLessThanOrEqual(Tolerance.ulps(mine.height, darknet.height), sizeULPs, "height \(mine.height) vs \(darknet.height): " + message, file: file, line: line)
     }
 
     func box(_ row: [Float], at offset: Int = 0) -> BoundingBox {
@@ -157,7 +152,7 @@ final class DarknetOracleTests: XCTestCase {
                     XCTAssertEqual(candidate.objectness, row[4])
                     for (mine, darknet) in zip(candidate.probabilities, row[5...]) {
                         if raw {
-                            XCTAssertLessThanOrEqual(ulps(mine, darknet), 2, "\(mine) vs \(darknet)")
+                            XCTAssertLessThanOrEqual(Tolerance.ulps(mine, darknet), 2, "\(mine) vs \(darknet)")
                             XCTAssertEqual(mine == 0, darknet == 0)
                         } else {
                             XCTAssertEqual(mine, darknet)

@@ -1,15 +1,10 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import YOLO
 
 /// The module's own double `exp` against the C library's, which darknet calls.
 final class ExponentialTests: XCTestCase {
-    /// Distance in units in the last place between two finite doubles of the same sign.
-    private func ulps(_ a: Double, _ b: Double) -> UInt64 {
-        let x = a.bitPattern, y = b.bitPattern
-        return x > y ? x - y : y - x
-    }
-
     func testMatchesLibmWithinOneULPAndExactlyAfterRoundingToFloat() {
         var generator = SplitMix64(seed: 7)
         var floatMismatches = 0
@@ -20,7 +15,7 @@ final class ExponentialTests: XCTestCase {
                 : Double(generator.nextUnit()) * 1_450 - 740
             let mine = doubleExp(x), reference = Foundation.exp(x)
             // Both are >= 0 (or +inf), so bit patterns order like values, subnormals included.
-            XCTAssertLessThanOrEqual(ulps(mine, reference), 1, "exp(\(x))")
+            XCTAssertLessThanOrEqual(Tolerance.ulps(mine, reference), 1, "exp(\(x))")
             let input = Float(x)
             if Float(doubleExp(Double(input))) != Float(Foundation.exp(Double(input))) { floatMismatches += 1 }
         }
@@ -47,19 +42,4 @@ final class ExponentialTests: XCTestCase {
         }
         XCTAssertEqual(YOLODecoder.logistic(0), 0.5)
     }
-}
-
-/// Small deterministic generator for tests (SplitMix64).
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func nextUnit() -> Float { Float(next() >> 40) / Float(1 << 24) }
 }

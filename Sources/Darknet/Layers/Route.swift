@@ -62,6 +62,10 @@ extension Route: LayerType {
         let route = try parse(section, index: context.index)
         let shapes = route.sources.map { context.layers[$0].output }
         guard let output = route.outputShape(sourceShapes: shapes) else {
+            if let (source, shape) = zip(route.sources, shapes).first(where: { $0.1.channels % route.groups != 0 }) {
+                throw CfgError.shapeMismatch(section.location("groups"), layer: context.index,
+                                             detail: "layer \(source) has \(shape.channels) channels, which groups=\(route.groups) does not divide")
+            }
             let listed = zip(route.sources, shapes).map { "layer \($0.0): \($0.1)" }.joined(separator: ", ")
             throw CfgError.shapeMismatch(section.location("layers"), layer: context.index,
                                          detail: "route sources differ in width × height (\(listed))")

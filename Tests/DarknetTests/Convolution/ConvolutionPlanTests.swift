@@ -1,5 +1,6 @@
 @testable import Darknet
 import Kernels
+import TestSupport
 import XCTest
 
 /// Which method `ModelDescription.convolutionMethods` gives each convolution, with OpenBLAS's
@@ -26,7 +27,7 @@ final class ConvolutionPlanTests: XCTestCase {
     /// twice the weights allow: one of the seven 13×13 layers (56.6 MB more), and three of the
     /// 26×26 ones (14.2 MB more each). A second 13×13 layer would not have fitted.
     func testAutoOnYOLOv3At416() throws {
-        try XCTSkipIf(PackedGEMM.kernel == nil, "OpenBLAS's \(BLAS.coreName) kernel is not available here")
+        if PackedGEMM.kernel == nil { throw Skip.because("OpenBLAS's \(BLAS.coreName) kernel is not available here") }
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
         let methods = model.convolutionMethods(Self.packed)
         XCTAssertEqual(indices(model, methods, .winograd), [39, 42, 45, 64])

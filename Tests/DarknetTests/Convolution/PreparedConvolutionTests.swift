@@ -1,5 +1,6 @@
 @testable import Darknet
 import Kernels
+import TestSupport
 import XCTest
 
 /// Every route (`PreparedConvolution`) against the naive convolution, on odd shapes, in

@@ -1,6 +1,7 @@
 @testable import Darknet
 import YOLO
 import Foundation
+import TestSupport
 import XCTest
 
 /// The dialect decision (`DialectDecision.decide`) and what it picks (`InputFitting.decide`,
