@@ -51,6 +51,7 @@ struct BenchmarkRow {
         case .activation(let layer): return layer.activation.rawValue
         case .implicit(let implicit): return "\(implicit.filters)x\(implicit.atoms)"
         case .detection(let detection): return "classes \(detection.head.classes)"
+        case .crnn(let crnn): return "hidden \(crnn.hidden) \(crnn.size)x\(crnn.size) \(crnn.activation.rawValue)"
         case .avgpool, .batchnorm, .cost, .contrastive, .empty: return ""
         }
     }

@@ -25,7 +25,8 @@ enum LayerTable {
             } else {
                 kernel = String(format: "conv  %5d %2d x%2d /%2d  ", conv.filters, conv.size, conv.size, conv.stride)
             }
-            return kernel + shapes + String(format: "  %5.3f BFLOPs", layer.bflops)
+            // AlexeyAB's table marks an XNOR layer "convX".
+            return (conv.xnor ? "convX" + kernel.dropFirst(5) : kernel) + shapes + String(format: "  %5.3f BFLOPs", layer.bflops)
         case .maxpool(let pool):
             if pool.depthChannels != nil {  // AlexeyAB's "max-depth" row
                 return String(format: "max-depth    %d x %d / %d  ", pool.size, pool.size, pool.stride) + shapes
@@ -80,6 +81,8 @@ enum LayerTable {
             return String(format: "Activation Layer: %d inputs", i.count) + " (\(layer.activation.rawValue))"
         case .detection:
             return "Detection Layer"
+        case .crnn(let crnn):  // AlexeyAB's make_crnn_layer line
+            return String(format: "CRNN Layer: %d x %d x %d image, %d filters", i.height, i.width, i.channels, crnn.outputFilters)
         case .implicit(let implicit):  // AlexeyAB's make_implicit_layer line
             return String(format: "implicit Layer: %d x %d", implicit.filters, implicit.atoms)
         }

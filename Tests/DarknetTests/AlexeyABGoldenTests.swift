@@ -6,8 +6,9 @@ import XCTest
 import YOLO
 
 /// The engine against AlexeyAB's darknet on the project's own AlexeyAB-dialect cfgs
-/// (Fixtures/alexeyab: a yolov4-tiny, a scaled-YOLOv4, a Gaussian YOLOv3 and an enet-coco
-/// shape at 64×64, with every section and key those models use). Goldens by
+/// (Fixtures/alexeyab: a yolov4-tiny, a scaled-YOLOv4, a Gaussian YOLOv3, an enet-coco, a
+/// TridentNet, an XNOR and a convolutional-RNN shape at 64×64, with every section and key those models use, and a
+/// classifier). Goldens by
 /// `tools/oracle/ab_goldens.py` from AlexeyAB's darknet built from source (its commit is in
 /// each file), on the engine's synthetic weights (seed 1) and a generated 120×80 photo.
 ///
@@ -48,7 +49,7 @@ final class AlexeyABGoldenTests: XCTestCase {
         var layers: [LayerSamples]
     }
 
-    static let models = ["tiny-v4", "csp", "gaussian", "enet", "trident"]
+    static let models = ["tiny-v4", "csp", "gaussian", "enet", "trident", "xnor", "crnn"]
     /// AlexeyAB's NMS_KIND names for each `NMSKind`.
     static let nmsNames: [NMSKind: String] = [.default: "DEFAULT_NMS", .greedy: "GREEDY_NMS", .diou(beta: 0.6): "DIOU_NMS"]
 
@@ -187,6 +188,7 @@ final class AlexeyABGoldenTests: XCTestCase {
                     let error = abs(Double(values[index]) - reference) / (1 + abs(reference))
                     if error > worst.error { worst = (error, layer.index) }
                 }
+
             }
             XCTAssertLessThanOrEqual(worst.error, 1e-4, "\(name): worst relative error at layer \(worst.layer)")
         }

@@ -16,7 +16,7 @@ final class SupportTableTests: XCTestCase {
         "reorg": "stride=1\n", "region": "classes=1\nnum=1\n", "crop": "crop_height=4\ncrop_width=4\n",
         "local": "filters=2\nsize=3\npad=1\n", "gaussian_yolo": "classes=1\nnum=1\n", "reorg3d": "stride=2\n",
         "local_avgpool": "size=2\nstride=2\n", "contrastive": "yolo_layer=-1\n", "empty": "", "activation": "activation=leaky\n",
-        "implicit": "filters=4\n", "detection": "side=4\nnum=1\nclasses=19\ncoords=4\n",
+        "implicit": "filters=4\n", "crnn": "output=4\nhidden=3\nsize=3\npad=1\n", "detection": "side=4\nnum=1\nclasses=19\ncoords=4\n",
     ]
     /// Sections a section needs right before it ([scale_channels] scales by a C×1×1 layer).
     private let preludes: [String: String] = ["scale_channels": "[avgpool]\n", "gaussian_yolo": "[convolutional]\nfilters=10\nsize=1\n",

@@ -38,6 +38,7 @@ final class WeightsReaderTests: XCTestCase {
         case .local(let w): (w.weights + w.biases).map(\.bitPattern)
         case .shortcut(let w): w.weights.map(\.bitPattern)
         case .implicit(let w): w.values.map(\.bitPattern)
+        case .crnn(let w): w.convolutions.flatMap { ($0.weights + $0.biases).map(\.bitPattern) }
         }
     }
 
@@ -48,6 +49,7 @@ final class WeightsReaderTests: XCTestCase {
         case .im2col(let route): (route.weights + route.spec.biases).map(\.bitPattern)
         case .winograd(let route): (route.weights + route.spec.biases).map(\.bitPattern)
         case .winogradStride2(let route): (route.weights + route.spec.biases).map(\.bitPattern)
+        case .xnor(let route): (route.signs + route.means + route.spec.biases).map(\.bitPattern)
         }
     }
 

@@ -163,7 +163,7 @@ final class ZooLayerTests: XCTestCase {
     /// Options AlexeyAB's convolution has and this engine does not: a typed error naming the key and line.
     func testUnhonouredConvolutionOptionsAreErrors() throws {
         for (key, value) in [("antialiasing", "1"), ("assisted_excitation", "4000"), ("deform", "1"),
-                             ("xnor", "1"), ("binary", "1"), ("flipped", "1"), ("sway", "1"), ("dot", "0.1")] {
+                             ("binary", "1"), ("flipped", "1"), ("sway", "1"), ("dot", "0.1")] {
             let cfg = "[net]\nwidth=8\nheight=8\nchannels=1\n[convolutional]\nfilters=2\nsize=3\n\(key)=\(value)\n"
             XCTAssertThrowsError(try ModelDescription(text: cfg), key) { error in
                 guard case CfgError.unsupported(let location, _) = error else { return XCTFail("\(key): \(error)") }
@@ -173,6 +173,14 @@ final class ZooLayerTests: XCTestCase {
         }
         XCTAssertNoThrow(try ModelDescription(text: "[net]\nwidth=8\nheight=8\nchannels=1\n[convolutional]\nfilters=2\nsize=3\nantialiasing=0\n"),
                          "the default value is accepted")
+        // XNOR runs (XnorConvolution), but not with what AlexeyAB's bit path cannot do.
+        let xnor = "[net]\nwidth=8\nheight=8\nchannels=1\n[convolutional]\nfilters=2\nsize=3\nxnor=1\n"
+        XCTAssertNoThrow(try ModelDescription(text: xnor))
+        XCTAssertThrowsError(try ModelDescription(text: xnor + "dilation=2\npad=1\n")) { error in
+            guard case CfgError.unsupported(let location, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(location.line, 8)
+            XCTAssertEqual(location.key, "xnor")
+        }
     }
 
     /// AlexeyAB's parse_yolo: nms_kind default → do_nms_sort (IoU), greedynms → diounms_sort by

@@ -405,6 +405,10 @@ static int mode_classify(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* As darknet's own main on a CPU build: gpu_index is 0 until then, and a CPU-only path
+     * reads it (binary_align_weights inverts the XNOR weight bits for channels that divide
+     * by 32 when it is >= 0). */
+    gpu_index = -1;
     if (argc < 2) {
         fprintf(stderr, "usage: %s detect|layers|classify ...\n", argv[0]);
         return 2;

@@ -35,7 +35,7 @@ IMAGE = "scene-120x80.png"
 SEED = 1
 # Per cfg: the threshold that leaves a few dozen detections on random weights (whose
 # probabilities crowd around 0.3: the tests let detections within 0.005 of it differ).
-THRESHOLDS = {"tiny-v4": 0.34, "csp": 0.3, "gaussian": 0.18, "enet": 0.27, "trident": 0.4}
+THRESHOLDS = {"tiny-v4": 0.34, "csp": 0.3, "gaussian": 0.18, "enet": 0.27, "trident": 0.4, "xnor": 0.6, "crnn": 0.34}
 SAMPLES = 16
 # Classifier cfgs and the top-k to record.
 CLASSIFIERS = {"classifier": 5}

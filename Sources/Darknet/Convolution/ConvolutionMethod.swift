@@ -33,6 +33,9 @@ public enum ConvolutionMethod: String, Sendable, Hashable, CaseIterable {
     /// Winograd for 3×3 stride-2 layers in 2×2 output tiles, weights transformed at load
     /// (`WinogradStride2Convolution`).
     case winogradStride2 = "winograd-stride2"
+    /// AlexeyAB's XNOR convolution (`xnor=1`): signs of weights and inputs, scaled by the
+    /// filter's mean |w| (`XnorConvolution`); the only method such a layer runs.
+    case xnor
 
     /// True for the Winograd methods.
     public var isWinograd: Bool { self == .winograd || self == .winogradStreamed || self == .winogradStride2 }
@@ -42,17 +45,18 @@ public enum ConvolutionMethod: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .winograd: 36
         case .winogradStride2: 25
-        case .gemm, .im2col, .im2colBands, .winogradStreamed: 9
+        case .gemm, .im2col, .im2colBands, .winogradStreamed, .xnor: 9
         }
     }
 }
 
 extension Convolutional {
-    /// True when Winograd F(4×4, 3×3) can compute this layer: 3×3, stride 1, no dilation, no groups.
-    public var winogradEligible: Bool { size == 3 && stride == 1 && strideY == 1 && dilation == 1 && groups == 1 }
-    /// True when `WinogradStride2` can compute this layer: 3×3, stride 2, no dilation, no groups.
-    public var winogradStride2Eligible: Bool { size == 3 && stride == 2 && strideY == 2 && dilation == 1 && groups == 1 }
+    /// True when Winograd F(4×4, 3×3) can compute this layer: 3×3, stride 1, no dilation, no groups, not XNOR.
+    public var winogradEligible: Bool { size == 3 && stride == 1 && strideY == 1 && dilation == 1 && groups == 1 && !xnor }
+    /// True when `WinogradStride2` can compute this layer: 3×3, stride 2, no dilation, no groups, not XNOR.
+    public var winogradStride2Eligible: Bool { size == 3 && stride == 2 && strideY == 2 && dilation == 1 && groups == 1 && !xnor }
 
-    /// True when the products are a plain matrix product of weights and input (1×1, stride 1, no padding).
-    public var isPointwise: Bool { size == 1 && stride == 1 && strideY == 1 && padding == 0 }
+    /// True when the products are a plain matrix product of weights and input (1×1, stride 1,
+    /// no padding, not XNOR).
+    public var isPointwise: Bool { size == 1 && stride == 1 && strideY == 1 && padding == 0 && !xnor }
 }

@@ -65,6 +65,7 @@ extension ModelDescription {
     private func plainMethods(_ blocking: Blocking) -> [ConvolutionMethod?] {
         layers.map { layer in
             guard case .convolutional(let conv) = layer.kind else { return nil }
+            if conv.xnor { return .xnor }
             if conv.isPointwise { return .gemm }
             let group = ConvolutionSpec.group(ConvolutionSpec.geometry(layer, conv), groups: conv.groups)
             return Im2colBands.bandRows(group, blocking) == nil ? .im2col : .im2colBands

@@ -8,12 +8,14 @@ import Kernels
 /// - `gemm`: 1×1 stride-1 layers, one GEMM on the input (`PointwiseConvolution`);
 /// - `im2col`: darknet's im2col + GEMM, in blocks or in bands (`Im2colConvolution`);
 /// - `winograd`: F(4×4, 3×3), weights transformed at load or during each pass (`WinogradConvolution`);
-/// - `winogradStride2`: 3×3 stride-2 layers in 2×2 tiles (`WinogradStride2Convolution`).
+/// - `winogradStride2`: 3×3 stride-2 layers in 2×2 tiles (`WinogradStride2Convolution`);
+/// - `xnor`: AlexeyAB's XNOR convolutions (`XnorConvolution`).
 enum PreparedConvolution: Sendable {
     case gemm(PointwiseConvolution)
     case im2col(Im2colConvolution)
     case winograd(WinogradConvolution)
     case winogradStride2(WinogradStride2Convolution)
+    case xnor(XnorConvolution)
 
     /// `weights` (plain, folded) prepared for `method` on `layer`. A method the layer cannot
     /// run (Winograd on a layer of another shape, streamed without the packed kernel) falls back
@@ -28,14 +30,16 @@ enum PreparedConvolution: Sendable {
         case .winogradStreamed: self = .winograd(WinogradConvolution(spec, plain: weights.weights, streamed: true, options: options))
         case .winogradStride2:
             self = .winogradStride2(weights.weights.withUnsafeBufferPointer { WinogradStride2Convolution(spec, plain: $0, options: options) })
+        case .xnor: self = .xnor(XnorConvolution(spec, weights: weights.weights))
         }
     }
 
     /// The method `method` becomes on a layer that cannot run it.
     static func runnable(_ method: ConvolutionMethod, _ conv: Convolutional, _ options: ExecutionOptions) -> ConvolutionMethod {
+        if conv.xnor { return .xnor }
         if conv.isPointwise { return .gemm }
         switch method {
-        case .gemm, .im2col, .im2colBands:
+        case .gemm, .im2col, .im2colBands, .xnor:
             return .im2col
         case .winograd, .winogradStreamed:
             guard conv.winogradEligible else { return .im2col }
@@ -52,6 +56,7 @@ enum PreparedConvolution: Sendable {
         case .im2col(let route): route
         case .winograd(let route): route
         case .winogradStride2(let route): route
+        case .xnor(let route): route
         }
     }
 
@@ -76,6 +81,8 @@ enum PreparedConvolution: Sendable {
             return Winograd.workspaceCount(geometry, images: images, streamed: method == .winogradStreamed, blocking: blocking)
         case .winogradStride2:
             return WinogradStride2.workspaceCount(geometry, blocking: blocking)
+        case .xnor:
+            return XnorConvolution.workspaceCount(geometry)
         }
     }
 }

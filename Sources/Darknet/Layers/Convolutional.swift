@@ -37,6 +37,12 @@ public struct Convolutional: Sendable, Hashable {
     public var dilation: Int
     /// The layer whose parameters this one uses (`share_index`, made absolute); nil for its own.
     public var sharesWeightsOf: Int?
+    /// AlexeyAB's `xnor=1`: signs of the weights and inputs (`XnorConvolution`).
+    public var xnor = false
+    /// AlexeyAB's `bin_output=1` on an XNOR layer: on the CPU his `calculate_binary_weights`
+    /// makes its activation linear, unless a `[route]`, `[shortcut]`, `[scale_channels]` or
+    /// `[sam]` reads its output (`ModelDescription.applyBinaryOutputs`).
+    public var binOutput = false
 
     public init(filters: Int, size: Int, stride: Int, padding: Int, groups: Int, batchNormalize: Bool,
                 activation: Activation, strideY: Int? = nil, dilation: Int = 1) {
@@ -59,9 +65,9 @@ public struct Convolutional: Sendable, Hashable {
     ]
     /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
     static let honouredKeys: Set<String> = ["filters", "size", "stride", "pad", "padding", "groups", "activation", "batch_normalize",
-                                            "stride_x", "stride_y", "dilation", "share_index"]
+                                            "stride_x", "stride_y", "dilation", "share_index", "xnor", "bin_output"]
     /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
-    static let rejectedKeys: [String: String] = ["binary": "1", "xnor": "1", "flipped": "1", "dot": "0.5", "bin_output": "1", "antialiasing": "1", "assisted_excitation": "1", "sway": "1", "rotate": "1", "stretch": "1", "stretch_sway": "1", "deform": "1", "coordconv": "1"]
+    static let rejectedKeys: [String: String] = ["binary": "1", "flipped": "1", "dot": "0.5", "antialiasing": "1", "assisted_excitation": "1", "sway": "1", "rotate": "1", "stretch": "1", "stretch_sway": "1", "deform": "1", "coordconv": "1"]
 
     static func parse(_ section: CfgSection) throws -> Convolutional {
         let filters = try section.int("filters", default: 1)
@@ -81,7 +87,7 @@ public struct Convolutional: Sendable, Hashable {
             throw CfgError.invalidValue(section.location("groups"), value: String(groups),
                                         expected: "a divisor of filters=\(filters)")
         }
-        for key in ["binary", "xnor", "flipped"] where try section.int(key, default: 0) != 0 {
+        for key in ["binary", "flipped"] where try section.int(key, default: 0) != 0 {
             throw CfgError.unsupported(section.location(key), what: "\(key)=1 convolutions")
         }
         let strideX = try section.int("stride_x", default: stride)
@@ -99,9 +105,18 @@ public struct Convolutional: Sendable, Hashable {
         try rejectUnhonoured(section)
         let activation = try Activation(cfgName: section.string("activation", default: "logistic"),
                                         location: section.location("activation"))
-        return Convolutional(filters: filters, size: size, stride: strideX, padding: padding, groups: groups,
-                             batchNormalize: try section.int("batch_normalize", default: 0) != 0,
-                             activation: activation, strideY: strideY, dilation: dilation)
+        // AlexeyAB's make_convolutional_layer runs an XNOR layer as one group; his bit path
+        // has no dilation and one stride.
+        let xnor = try section.int("xnor", default: 0) != 0
+        if xnor && (dilation != 1 || strideX != strideY) {
+            throw CfgError.unsupported(section.location("xnor"), what: "xnor=1 with dilation or stride_x ≠ stride_y")
+        }
+        var conv = Convolutional(filters: filters, size: size, stride: strideX, padding: padding, groups: xnor ? 1 : groups,
+                                 batchNormalize: try section.int("batch_normalize", default: 0) != 0,
+                                 activation: activation, strideY: strideY, dilation: dilation)
+        conv.xnor = xnor
+        conv.binOutput = try xnor && section.int("bin_output", default: 0) != 0
+        return conv
     }
 
     /// AlexeyAB's options this engine does not implement, with the value that means "off"
@@ -110,7 +125,7 @@ public struct Convolutional: Sendable, Hashable {
     /// sway/rotate/stretch, which are rejected here.
     static let unhonoured: [(key: String, off: Int)] = [
         ("antialiasing", 0), ("assisted_excitation", 0), ("deform", 0), ("sway", 0), ("rotate", 0),
-        ("stretch", 0), ("stretch_sway", 0), ("coordconv", 0), ("bin_output", 0),
+        ("stretch", 0), ("stretch_sway", 0), ("coordconv", 0),
     ]
 
     static func rejectUnhonoured(_ section: CfgSection) throws {

@@ -27,6 +27,7 @@ public struct Layer: Sendable, Hashable {
         case activation(ActivationLayer)
         case implicit(Implicit)
         case detection(DetectionLayer)
+        case crnn(CRNN)
     }
 
     public var index: Int
@@ -86,6 +87,7 @@ extension Layer.Kind {
         case .activation(let layer): layer
         case .implicit(let layer): layer
         case .detection(let layer): layer
+        case .crnn(let layer): layer
         }
     }
 }

@@ -29,6 +29,7 @@ enum LayerRegistry {
         ActivationLayer.self,
         Implicit.self,
         DetectionLayer.self,
+        CRNN.self,
     ]
 
     /// The type a section name (or alias) picks.

@@ -62,6 +62,26 @@ public struct ModelDescription: Sendable {
         for section in sections.dropFirst() {
             try appendLayer(section)
         }
+        applyBinaryOutputs()
+    }
+
+    /// AlexeyAB's `bin_output`: an XNOR layer's activation becomes linear, unless his parser
+    /// turned the flag off because a `[route]` reads the layer, or a `[shortcut]`,
+    /// `[scale_channels]` or `[sam]` reads it or follows it (parse_network_cfg_custom).
+    private mutating func applyBinaryOutputs() {
+        var kept = Set<Int>()
+        for layer in layers {
+            if case .route(let route) = layer.kind { kept.formUnion(route.sources) }
+            if case .shortcut(let shortcut) = layer.kind { kept.formUnion(shortcut.sources + [layer.index - 1]) }
+            if case .scaleChannels(let scale) = layer.kind { kept.formUnion([scale.source, layer.index - 1]) }
+            if case .sam(let sam) = layer.kind { kept.formUnion([sam.source, layer.index - 1]) }
+        }
+        for index in layers.indices where !kept.contains(index) {
+            if case .convolutional(var conv) = layers[index].kind, conv.binOutput {
+                conv.activation = .linear
+                layers[index].kind = .convolutional(conv)
+            }
+        }
     }
 
     /// Parses `section` through the layer type its name picks (`LayerRegistry`) and appends it:

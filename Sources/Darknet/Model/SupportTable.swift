@@ -41,7 +41,7 @@ public enum SupportTable {
     /// Sections of pjreddie's or AlexeyAB's darknet this engine does not run (an error naming
     /// the section and its line). Remove a name when its layer file lands.
     public static let unsupportedSections: [String] = [
-        "conv_lstm", "crnn", "deconv", "deconvolutional", "gru", "history", "iseg", "l2norm",
+        "conv_lstm", "deconv", "deconvolutional", "gru", "history", "iseg", "l2norm",
         "logistic", "lrn", "lstm", "normalization", "rnn",
     ]
 

@@ -28,6 +28,7 @@ public enum LayerWeights: Sendable {
     case local(LocalWeights)
     case shortcut(ShortcutWeights)
     case implicit(ImplicitWeights)
+    case crnn(CRNNWeights)
 
     /// The section of the layer these parameters are for.
     var sectionName: String {
@@ -38,6 +39,7 @@ public enum LayerWeights: Sendable {
         case .local: Local.name
         case .shortcut: Shortcut.name
         case .implicit: Implicit.name
+        case .crnn: CRNN.name
         }
     }
 
@@ -50,6 +52,7 @@ public enum LayerWeights: Sendable {
         case .local(let w): w.weights.count + w.biases.count
         case .shortcut(let w): w.weights.count
         case .implicit(let w): w.values.count
+        case .crnn(let w): w.convolutions.reduce(0) { $0 + $1.weights.count + $1.biases.count }
         }
     }
 }

@@ -11,6 +11,8 @@ final class PreparedConvolutionTests: XCTestCase {
         /// AlexeyAB's `stride_y` (nil: `stride`) and `dilation` (with `pad = size/2`, as he requires).
         var strideY: Int? = nil
         var dilation = 1
+        /// AlexeyAB's `xnor=1`.
+        var xnor = false
     }
 
     static let cases: [Case] = [
@@ -86,6 +88,7 @@ final class PreparedConvolutionTests: XCTestCase {
             let c = switch method {
             case .gemm: Case(channels: 64, height: 61, width: 47, filters: 40, size: 1, stride: 1, pad: 0, groups: 1)
             case .winogradStride2: Case(channels: 3, height: 61, width: 47, filters: 8, size: 3, stride: 2, pad: 1, groups: 1)
+            case .xnor: Case(channels: 3, height: 61, width: 47, filters: 8, size: 3, stride: 1, pad: 1, groups: 1, xnor: true)
             default: Case(channels: 3, height: 61, width: 47, filters: 8, size: 3, stride: 1, pad: 1, groups: 1)
             }
             let outputs = try [1, 2, 3, 8, 12].map { threads -> [Float] in
@@ -95,6 +98,55 @@ final class PreparedConvolutionTests: XCTestCase {
             XCTAssertFalse(outputs[0].contains { $0.isNaN })
             for (index, output) in outputs.enumerated().dropFirst() {
                 XCTAssertEqual(output.map(\.bitPattern), outputs[0].map(\.bitPattern), "\(method), run \(index)")
+            }
+        }
+    }
+
+    /// The XNOR route against a direct count of sign agreements (`XnorConvolution`'s rule:
+    /// +1 for `> 0`, −1 otherwise and past the border; times the filter's mean |w|, plus the
+    /// bias), bit for bit, on odd shapes, one image and a batch.
+    func testXnorMatchesItsReference() throws {
+        let cases = [
+            Case(channels: 3, height: 9, width: 11, filters: 5, size: 3, stride: 1, pad: 1, groups: 1, xnor: true),
+            Case(channels: 4, height: 9, width: 7, filters: 6, size: 3, stride: 2, pad: 1, groups: 1, xnor: true),
+            Case(channels: 5, height: 6, width: 5, filters: 3, size: 1, stride: 1, pad: 1, groups: 1, xnor: true),  // 1×1 padded
+            Case(channels: 2, height: 3, width: 3, filters: 3, size: 5, stride: 1, pad: 2, groups: 1, xnor: true),
+        ]
+        for (index, c) in cases.enumerated() {
+            for images in [1, 2] {
+                let options = ExecutionOptions(threads: 2)
+                let (output, input, weights) = try run(c, method: .im2col, options: options, images: images, seed: UInt64(index))
+                let ours = try XCTUnwrap(output, "an xnor layer runs the xnor route whatever is asked")
+                let conv = Self.convolution(c)
+                let shape = try XCTUnwrap(conv.outputShape(input: TensorShape(channels: c.channels, height: c.height, width: c.width)))
+                let k = c.channels * c.size * c.size
+                for b in 0..<images {
+                    let image = Self.image(input, b, images: images, channels: c.channels, plane: c.height * c.width)
+                    let got = Self.image(ours, b, images: images, channels: c.filters, plane: shape.height * shape.width)
+                    for f in 0..<c.filters {
+                        let filter = weights.weights[(f * k)..<((f + 1) * k)]
+                        let mean = Float(filter.reduce(0.0) { Double(Float($0 + Double(abs($1)))) }) / Float(k)
+                        for oy in 0..<shape.height {
+                            for ox in 0..<shape.width {
+                                var count = 0
+                                for ch in 0..<c.channels {
+                                    for ky in 0..<c.size {
+                                        for kx in 0..<c.size {
+                                            let (y, x) = (oy * c.stride + ky - c.pad, ox * c.stride + kx - c.pad)
+                                            let inside = y >= 0 && y < c.height && x >= 0 && x < c.width
+                                            let xSign = inside && image[(ch * c.height + y) * c.width + x] > 0
+                                            let wSign = filter[filter.startIndex + (ch * c.size + ky) * c.size + kx] > 0
+                                            count += xSign == wSign ? 1 : -1
+                                        }
+                                    }
+                                }
+                                let expected = Float(count) * mean + weights.biases[f]
+                                let i = (f * shape.height + oy) * shape.width + ox
+                                XCTAssertEqual(got[i], expected, "\(c) image \(b) filter \(f) at \(oy),\(ox)")
+                            }
+                        }
+                    }
+                }
             }
         }
     }
@@ -140,8 +192,10 @@ final class PreparedConvolutionTests: XCTestCase {
     }
 
     static func convolution(_ c: Case) -> Convolutional {
-        Convolutional(filters: c.filters, size: c.size, stride: c.stride, padding: c.pad, groups: c.groups,
-                      batchNormalize: false, activation: .linear, strideY: c.strideY, dilation: c.dilation)
+        var conv = Convolutional(filters: c.filters, size: c.size, stride: c.stride, padding: c.pad, groups: c.groups,
+                                 batchNormalize: false, activation: .linear, strideY: c.strideY, dilation: c.dilation)
+        conv.xnor = c.xnor
+        return conv
     }
 
     /// One forward of `images` random images through `method` (nil output when the case's layer
@@ -163,7 +217,7 @@ final class PreparedConvolutionTests: XCTestCase {
         let weights = ConvolutionWeights(weights: plain, biases: biases)
         let prepared = PreparedConvolution(layer, conv, weights: weights, method: method, options: options)
         let im2col: Set<ConvolutionMethod> = [.im2col, .im2colBands]
-        let ran = prepared.method == method || (im2col.contains(method) && im2col.contains(prepared.method))
+        let ran = prepared.method == method || (im2col.contains(method) && im2col.contains(prepared.method)) || c.xnor
         guard ran else { return (nil, input, weights) }
         // What planning sizes the workspace by is what the route asks for.
         XCTAssertEqual(prepared.route.workspaceCount(images: images, blocking: options.blocking),
