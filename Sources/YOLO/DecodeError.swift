@@ -21,11 +21,15 @@ public enum DecodeError: Error, CustomStringConvertible, Equatable, Sendable {
     case labelCountMismatch(labels: Int, classes: Int)
     /// `k` (top-K) or `maxDetections` is negative.
     case negativeCount(Int)
+    /// A `[region]` head with a class tree, which `RegionTreeDecoder` decodes.
+    case treeHead
 
     public var description: String {
         switch self {
         case let .head(error):
             return error.description
+        case .treeHead:
+            return "a [region] head with a class tree (tree=); expected one without, or RegionTreeDecoder"
         case let .badShape(shape, strides):
             return "tensor shape \(shape) with strides \(strides); expected 3 or 4 axes and one stride per axis"
         case let .batchNotOne(batch):

@@ -1,5 +1,6 @@
 /// One YOLOv2 `[region]` head, as its cfg section describes it (pjreddie's parse_region,
-/// region_layer.c), with `coords = 4` and no `background` or softmax tree.
+/// region_layer.c), with `coords = 4` and no `background`; with a class tree (`tree=`,
+/// YOLO9000) its class scores are a softmax per tree group and `RegionTreeDecoder` decodes it.
 ///
 /// Output layout (region_layer.c `entry_index`): `anchors.count/2` blocks of
 /// `(4 + 1 + classes)` planes of `gridHeight × gridWidth` values, the same order as a
@@ -13,11 +14,14 @@ public struct RegionHead: Sendable, Hashable {
     /// cfg `softmax=1` (every YOLOv2 cfg): class scores are a softmax across classes;
     /// `softmax=0`: a logistic on each class score.
     public var softmax: Bool
+    /// cfg `tree=`: the class hierarchy (`classes` lines), or nil.
+    public var tree: ClassTree?
 
-    public init(anchors: [Float], classes: Int, softmax: Bool = true) {
+    public init(anchors: [Float], classes: Int, softmax: Bool = true, tree: ClassTree? = nil) {
         self.anchors = anchors
         self.classes = classes
         self.softmax = softmax
+        self.tree = tree
     }
 
     /// Anchor slots per cell (`l.n`).
@@ -28,6 +32,7 @@ public struct RegionHead: Sendable, Hashable {
         if classes < 1 { throw .nonPositiveClasses(classes) }
         if anchors.count % 2 != 0 { throw .oddAnchorCount(anchors.count) }
         if anchors.isEmpty { throw .emptyMask }
+        if let tree, tree.count != classes { throw .treeClassMismatch(treeClasses: tree.count, classes: classes) }
     }
 }
 

@@ -16,10 +16,17 @@ public struct DecodeOptions: Sendable, Hashable {
     /// logits are the raw values, or `ln(p / (1 − p))` of activated scores (p clamped to
     /// [2^-126, 1 − 2^-24]). `[region]` heads with `softmax = true` already are; they are left as they are.
     public var normalizedConfidence: Bool
+    /// `[region]` only: keep every slot, as pjreddie's get_region_detections does — one whose
+    /// objectness is not above the threshold as a candidate with objectness 0, no probability
+    /// and an empty box. `NMS.perClass` then swaps those to the end as his do_nms_sort does,
+    /// which reorders the others and so decides ties (equal scores from identical cells, such
+    /// as a letterbox's bars). Off, they are left out (same detections, ties aside).
+    public var keepsEveryRegionSlot: Bool
 
-    public init(rawLogits: Bool = false, normalizedConfidence: Bool = false) {
+    public init(rawLogits: Bool = false, normalizedConfidence: Bool = false, keepsEveryRegionSlot: Bool = false) {
         self.rawLogits = rawLogits
         self.normalizedConfidence = normalizedConfidence
+        self.keepsEveryRegionSlot = keepsEveryRegionSlot
     }
 }
 
@@ -50,6 +57,7 @@ extension YOLODecoder {
         networkWidth: Int, networkHeight: Int, threshold: Float, options: DecodeOptions = .init()
     ) throws(DecodeError) -> [Candidate] {
         let channels = try head.validatedChannels()
+        if case .region(let region) = head, region.tree != nil { throw .treeHead }
         if networkWidth < 1 || networkHeight < 1 {
             throw .head(.nonPositiveNetworkSize(width: networkWidth, height: networkHeight))
         }
@@ -89,7 +97,13 @@ extension YOLODecoder {
             let base = n * entries
             var objectness = buffer[tensor.index(base + 4, row, col)].floatValue
             if options.rawLogits { objectness = darknetLogistic(objectness) }
-            if !(objectness > threshold) { continue }
+            if !(objectness > threshold) {
+                if anchorMajor && options.keepsEveryRegionSlot {
+                    candidates.append(Candidate(box: BoundingBox(x: 0, y: 0, width: 0, height: 0), objectness: 0,
+                                                probabilities: [Float](repeating: 0, count: classes)))
+                }
+                continue
+            }
             for e in 0..<entries { values[e] = buffer[tensor.index(base + e, row, col)].floatValue }
             values[4] = objectness
             let box: BoundingBox

@@ -17,6 +17,8 @@ public enum YOLOError: Error, CustomStringConvertible, Equatable, Sendable {
     case outputSizeMismatch(expected: Int, actual: Int, gridWidth: Int, gridHeight: Int, maskCount: Int, classes: Int)
     /// mask.count × (5 + classes) × gridHeight × gridWidth does not fit in an `Int`.
     case shapeTooLarge(gridWidth: Int, gridHeight: Int, maskCount: Int, classes: Int)
+    /// A `[region]` head's class tree has `treeClasses` classes; the head has `classes`.
+    case treeClassMismatch(treeClasses: Int, classes: Int)
 
     public var description: String {
         switch self {
@@ -36,6 +38,8 @@ public enum YOLOError: Error, CustomStringConvertible, Equatable, Sendable {
             return "YOLO output has \(actual) floats; expected \(expected) = \(maskCount) anchors x (4 + 1 + \(classes)) x \(gh) x \(gw)"
         case let .shapeTooLarge(gw, gh, maskCount, classes):
             return "YOLO output shape \(maskCount) anchors x (4 + 1 + \(classes)) x \(gh) x \(gw) overflows Int; expected a representable size"
+        case let .treeClassMismatch(treeClasses, classes):
+            return "[region] classes=\(classes) but its class tree has \(treeClasses) classes; expected one tree line per class"
         }
     }
 }

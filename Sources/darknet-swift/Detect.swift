@@ -59,6 +59,10 @@ struct Detect: ParsableCommand {
     @Option(help: "Probability a detection must exceed.")
     var thresh: Float = 0.5
 
+    @Option(name: .customLong("hier-thresh"),
+            help: "How far down a class tree (yolo9000's [region] tree=) a box's class goes, for pjreddie-style cfgs (darknet's -hier).")
+    var hierThresh: Float = 0.5
+
     @Option(help: "IoU above which non-maximum suppression removes a box (0 disables NMS).")
     var nms: Float = 0.45
 
@@ -128,6 +132,7 @@ struct Detect: ParsableCommand {
 
     func validate() throws {
         guard thresh >= 0, thresh <= 1 else { throw ValidationError("--thresh must be in 0...1, got \(thresh)") }
+        guard hierThresh >= 0, hierThresh <= 1 else { throw ValidationError("--hier-thresh must be in 0...1, got \(hierThresh)") }
         guard nms >= 0, nms <= 1 else { throw ValidationError("--nms must be in 0...1, got \(nms)") }
         if let size, size < 32 || size > 16384 || size % 32 != 0 {
             throw ValidationError("--size must be a multiple of 32 in 32...16384, got \(size)")
@@ -150,6 +155,7 @@ struct Detect: ParsableCommand {
                                           mapping: mapping?.value,
                                           execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped),
                                                                       convolutionAlgorithm: convAlgorithm))
+            options.hierarchyThreshold = hierThresh
             if nms == 0 { options.nmsMode = .none }
             let detector = try ModelFiles.detector(cfg: cfg, weights: weights, options: options, strict: strict)
             let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)

@@ -65,6 +65,10 @@ struct Stream: ParsableCommand {
     @Option(help: "Probability a detection must exceed.")
     var thresh: Float = 0.5
 
+    @Option(name: .customLong("hier-thresh"),
+            help: "How far down a class tree (yolo9000's [region] tree=) a box's class goes, for pjreddie-style cfgs (darknet's -hier).")
+    var hierThresh: Float = 0.5
+
     @Option(help: "IoU above which non-maximum suppression removes a box (0 disables NMS).")
     var nms: Float = 0.45
 
@@ -91,6 +95,7 @@ struct Stream: ParsableCommand {
 
     func validate() throws {
         guard thresh >= 0, thresh <= 1 else { throw ValidationError("--thresh must be in 0...1, got \(thresh)") }
+        guard hierThresh >= 0, hierThresh <= 1 else { throw ValidationError("--hier-thresh must be in 0...1, got \(hierThresh)") }
         guard nms >= 0, nms <= 1 else { throw ValidationError("--nms must be in 0...1, got \(nms)") }
         if let raw, Self.rawSize(raw) == nil { throw ValidationError("--raw must be WxH (e.g. 640x480), got \(raw)") }
         if let smooth, smooth < 1 { throw ValidationError("--smooth must be ≥ 1") }
@@ -120,6 +125,7 @@ struct Stream: ParsableCommand {
             let targets = try openTargets()
             var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
                                           mapping: mapping?.value, execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped)))
+            options.hierarchyThreshold = hierThresh
             if nms == 0 { options.nmsMode = .none }
             let detector = try ModelFiles.detector(cfg: cfg, weights: weights, options: options)
             let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)

@@ -33,13 +33,27 @@ struct Summary: ParsableCommand {
     }
 
     /// What the cfg decides beyond its layers: its dialect and, for a detector, how images are
-    /// fitted to the network and which NMS runs, each with its reason.
+    /// fitted to the network and which NMS runs, each with its reason; with a class tree, how
+    /// the dialect's darknet picks a class from it.
     static func choices(_ model: ModelDescription) -> String {
         var text = "dialect   \(model.dialect)\n"
         if ModelFiles.isDetector(model) {
             text += "input     \(model.inputFitting)\n"
             let nms = model.nmsKind
             text += "nms       \(nms.kind) (\(nms.reason))\n"
+        }
+        for layer in model.layers {
+            let pjreddie = model.dialect.dialect == .pjreddie
+            if case .region(let region) = layer.kind, let tree = region.head.tree {
+                text += "tree      layer \(layer.index): \(tree.count) classes in \(tree.groupSizes.count) groups; "
+                text += pjreddie ? "the class where the tree's running product falls to --hier-thresh (pjreddie's detector test)\n"
+                                 : "the last class whose path probability is above 0.5 (AlexeyAB's detector test)\n"
+            }
+            if case .softmax(let softmax) = layer.kind, let tree = softmax.tree {
+                text += "tree      layer \(layer.index): \(tree.count) classes in \(tree.groupSizes.count) groups; "
+                text += pjreddie ? "classify scores the leaves' path probabilities (pjreddie's classifier predict)\n"
+                                 : "classify scores every class's path probability (AlexeyAB's classifier predict)\n"
+            }
         }
         return text
     }

@@ -67,4 +67,31 @@ final class DialectCommandTests: XCTestCase {
         XCTAssertEqual(letterboxed["fitting"] as? [String: String], ["mapping": "letterbox", "reason": "[net] letter_box=1 at line 7"])
         XCTAssertEqual((letterboxed["nms"] as? [String: String])?["kind"], "diounms (beta_nms 0.6)")
     }
+
+    /// `--hier-thresh` (darknet's `-hier`) sets how deep a pjreddie cfg's class tree goes:
+    /// Fixtures/zoo6-tree.cfg's boxes stop at the tree's first two levels at 0.5 on these weights
+    /// and reach its leaves at 0.05 (ClassTreeGoldenTests checks both against darknet).
+    func testHierThreshChoosesHowDeepTheClassTreeGoes() throws {
+        let folder = try CLI.temporaryFolder(self)
+        let cfg = fixtures.deletingLastPathComponent().appendingPathComponent("zoo6-tree.cfg").path
+        let weights = folder.appendingPathComponent("tree.weights").path
+        XCTAssertEqual(try CLI.run(["synth-weights", cfg, weights]).status, 0)
+        let names = folder.appendingPathComponent("tree.names")
+        try (0..<14).map { "c\($0)" }.joined(separator: "\n").write(to: names, atomically: true, encoding: .utf8)
+        let photo = fixtures.appendingPathComponent("scene-120x80.png").path
+        func classes(_ hier: String) throws -> Set<Int> {
+            let result = try CLI.run(["detect", cfg, weights, photo, "--thresh", "0.55", "--hier-thresh", hier,
+                                      "--format", "jsonl", "--quiet", "--names", names.path])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            return Set((json["detections"] as? [[String: Any]] ?? []).compactMap { $0["classId"] as? Int })
+        }
+        let shallow = try classes("0.5"), deep = try classes("0.05")
+        XCTAssertFalse(shallow.isEmpty)
+        XCTAssertTrue(shallow.isSubset(of: [0, 1, 2, 3]), "the first two levels: \(shallow)")
+        XCTAssertTrue(deep.contains { [6, 8, 13].contains($0) }, "leaves: \(deep)")
+        let bad = try CLI.run(["detect", cfg, weights, photo, "--hier-thresh", "2"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("--hier-thresh must be in 0...1, got 2.0"), bad.stderr)
+    }
 }

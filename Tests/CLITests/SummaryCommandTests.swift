@@ -58,6 +58,23 @@ final class SummaryCommandTests: XCTestCase {
         XCTAssertEqual(classifier.stdout.split(separator: "\n").last, "dialect   pjreddie (nothing AlexeyAB-only)")
     }
 
+    /// A class tree says how the cfg's darknet picks a class from it.
+    func testClassTreesAreSaid() throws {
+        let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("DarknetTests/Fixtures")
+        let expected = [
+            ("zoo6-tree", "tree      layer 4: 14 classes in 7 groups; the class where the tree's running product falls to --hier-thresh (pjreddie's detector test)"),
+            ("alexeyab/tree", "tree      layer 4: 14 classes in 7 groups; the last class whose path probability is above 0.5 (AlexeyAB's detector test)"),
+            ("zoo6-tree-classifier", "tree      layer 3: 14 classes in 7 groups; classify scores the leaves' path probabilities (pjreddie's classifier predict)"),
+            ("alexeyab/tree-classifier", "tree      layer 3: 14 classes in 7 groups; classify scores every class's path probability (AlexeyAB's classifier predict)"),
+        ]
+        for (name, line) in expected {
+            let result = try CLI.run(["summary", fixtures.appendingPathComponent("\(name).cfg").path])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertEqual(result.stdout.split(separator: "\n").last.map(String.init), line, name)
+        }
+    }
+
     /// `--methods` at the cfg's own 608 (the method column as wide as its name, the memory lines
     /// after the table). With OpenBLAS's packed kernel: Winograd on every 3×3 layer with 16
     /// channels or more: the five stride-2 ones in the stride-2 Winograd, one 19×19 layer

@@ -79,14 +79,14 @@ final class ClassifierLayersTests: XCTestCase {
         XCTAssertEqual(outputs[0][3], 0.5, accuracy: 1e-6)
     }
 
-    func testSoftmaxRejectsGroupsThatDoNotDivideAndTrees() throws {
+    func testSoftmaxRejectsGroupsThatDoNotDivideAndMissingTrees() throws {
         let bad = "[net]\nwidth=1\nheight=1\nchannels=3\n[softmax]\ngroups=2\n"
         XCTAssertThrowsError(try ModelDescription(text: bad)) { error in
             XCTAssertTrue(String(describing: error).contains("<cfg>:6 [softmax] 'groups'"), String(describing: error))
         }
         let tree = "[net]\nwidth=1\nheight=1\nchannels=3\n[softmax]\ntree=data/9k.tree\n"
         XCTAssertThrowsError(try ModelDescription(text: tree)) { error in
-            XCTAssertTrue(String(describing: error).contains("'tree'"), String(describing: error))
+            XCTAssertTrue(String(describing: error).contains("<cfg>:6 [softmax] 'tree': data/9k.tree: not found"), String(describing: error))
         }
     }
 

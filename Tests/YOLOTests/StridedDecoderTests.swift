@@ -183,6 +183,21 @@ final class StridedDecoderTests: XCTestCase {
         XCTAssertEqual(Array(c.probabilities[1...]), [0, 0])
     }
 
+    /// `keepsEveryRegionSlot`: pjreddie's get_region_detections keeps the other three slots,
+    /// objectness 0 and no probability, in their places (anchor, then cells); `[yolo]` heads
+    /// are unaffected.
+    func testEveryRegionSlotIsKeptWhenAsked() throws {
+        let region = RegionHead(anchors: [1.5, 2], classes: 3)
+        var raw = [Float](repeating: -30, count: 8 * 4)
+        for (entry, v) in [Float(0), 0, 0, 0, 0, 2, 0, 0].enumerated() { raw[entry * 4 + 3] = v }
+        let all = try YOLODecoder.decode(raw, tensor: .nchw(channels: 8, height: 2, width: 2), head: .region(region),
+                                         networkWidth: 416, networkHeight: 416, threshold: 0.2,
+                                         options: DecodeOptions(rawLogits: true, keepsEveryRegionSlot: true))
+        XCTAssertEqual(all.map(\.objectness), [0, 0, 0, 0.5])
+        XCTAssertEqual(all[0].probabilities, [0, 0, 0])
+        XCTAssertEqual(all[3].box, BoundingBox(x: 0.75, y: 0.75, width: 0.75, height: 1))
+    }
+
     func testNormalizedConfidenceIsASoftmaxOfTheClassLogits() throws {
         let head = YOLOHead(anchors: [16, 8], mask: [0], classes: 2)
         // Class logits 1 and 1 + ln 3: softmax = [1/4, 3/4]; objectness logistic(20) = 1.

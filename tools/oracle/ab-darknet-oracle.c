@@ -25,12 +25,14 @@
  *   classify CFG WEIGHTS IMAGE TOP OUT.json
  *       AlexeyAB's predict_classifier (src/classifier.c): parse_network_cfg_custom(cfg, 1, 0),
  *       load_weights, fuse_conv_batchnorm, load_image_color, resize_min(im, net.w),
- *       crop_image at the centre to net.w x net.h, network_predict, top_k; writes the top
- *       indices and scores and every output.
+ *       crop_image at the centre to net.w x net.h, network_predict, with a class tree
+ *       hierarchy_predictions of every class, top_k; writes the top indices and scores and
+ *       every output.
  *   layers CFG WEIGHTS W H OUT.json [nofuse]
  *       Runs the synthetic input x[c][y][x] = ((c*7919 + y*613 + x*31) % 1000) / 999.0f at
  *       batch 1 (resize_network when W x H differs from the cfg) and writes each layer's
- *       output statistics, FNV-1a 64 of its bits and 64 evenly spaced samples.
+ *       output statistics, FNV-1a 64 of its bits and 64 evenly spaced samples ([region]'s
+ *       flattened output in darknet's entry-plane layout).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +41,9 @@
 #include <math.h>
 #include <float.h>
 #include "darknet.h"
+
+/* tree.c (exported, not in darknet.h). */
+void hierarchy_predictions(float *predictions, int n, tree *hier, int only_leaves);
 
 /* exported by libdarknet.so but not declared in include/darknet.h */
 network parse_network_cfg_custom(char *filename, int batch, int time_steps);
@@ -345,7 +350,19 @@ static int mode_layers(int argc, char **argv)
             fprintf(f, "\"count\": 0, \"samples\": []}");
             continue;
         }
-        stats_t st = compute_stats(l.output, n);
+        float *o = l.output;
+        if (l.type == REGION) {
+            /* His CPU forward_region_layer leaves its output flattened (cell by cell, each
+             * cell's anchors' entries together; flatten in blas.c). Sampled in darknet's
+             * layout (entry planes per anchor, entry_index) so both engines' indices agree. */
+            int wh = l.w * l.h, layers = l.n * (l.coords + l.classes + 1), b, c2, s2;
+            o = (float *)calloc(n, sizeof(float));
+            for (b = 0; b < l.batch; ++b)
+                for (c2 = 0; c2 < layers; ++c2)
+                    for (s2 = 0; s2 < wh; ++s2)
+                        o[(size_t)b * layers * wh + (size_t)c2 * wh + s2] = l.output[(size_t)b * layers * wh + (size_t)s2 * layers + c2];
+        }
+        stats_t st = compute_stats(o, n);
         print_stats(f, st);
         fprintf(f, ", \"samples\": [");
         int k;
@@ -354,9 +371,10 @@ static int mode_layers(int argc, char **argv)
             size_t idx = (n <= 64) ? (size_t)k : (size_t)((double)k * (double)(n - 1) / 63.0);
             if (k) fprintf(f, ", ");
             fprintf(f, "[%zu, ", idx);
-            print_float(f, l.output[idx]);
+            print_float(f, o[idx]);
             fprintf(f, "]");
         }
+        if (o != l.output) free(o);
         fprintf(f, "]}");
     }
     fprintf(f, "\n  ]\n}\n");
@@ -382,6 +400,8 @@ static int mode_classify(int argc, char **argv)
     image resized = resize_min(im, net.w);
     image cropped = crop_image(resized, (resized.w - net.w) / 2, (resized.h - net.h) / 2, net.w, net.h);
     float *predictions = network_predict(net, cropped.data);
+    /* As his predict_classifier: path probabilities of every class (only_leaves 0). */
+    if (net.hierarchy) hierarchy_predictions(predictions, net.outputs, net.hierarchy, 0);
     layer l = net.layers[net.n - 1];
     int *indexes = (int *)calloc(top, sizeof(int));
     top_k(predictions, l.outputs, top, indexes);

@@ -3,7 +3,8 @@
 
 For each cfg in Tests/DarknetTests/Fixtures/alexeyab/*.cfg (written for these tests: they use
 the sections and keys of yolov4-tiny, scaled-YOLOv4, Gaussian YOLOv3 and enet-coco at 64x64),
-writes NAME.json beside it with:
+writes NAME.json beside it with (the oracle runs in that folder, where the cfgs' `tree=`
+paths point):
 - the synthetic weights' checksum (written by `darknet-swift synth-weights CFG OUT --seed 1`,
   the engine's generator, so the test can regenerate the same bytes);
 - `detect`: AlexeyAB's test_detector on the fixture photo scene-120x80.png (generated here,
@@ -35,10 +36,11 @@ IMAGE = "scene-120x80.png"
 SEED = 1
 # Per cfg: the threshold that leaves a few dozen detections on random weights (whose
 # probabilities crowd around 0.3: the tests let detections within 0.005 of it differ).
-THRESHOLDS = {"tiny-v4": 0.34, "csp": 0.3, "gaussian": 0.18, "enet": 0.27, "trident": 0.4, "xnor": 0.6, "crnn": 0.34}
+THRESHOLDS = {"tiny-v4": 0.34, "csp": 0.3, "gaussian": 0.18, "enet": 0.27, "trident": 0.4, "xnor": 0.6, "crnn": 0.34,
+              "tree": 0.55}
 SAMPLES = 16
 # Classifier cfgs and the top-k to record.
-CLASSIFIERS = {"classifier": 5}
+CLASSIFIERS = {"classifier": 5, "tree-classifier": 5}
 
 
 def write_scene(path, width=120, height=80):
@@ -73,7 +75,8 @@ def sha256(path):
 
 
 def run(command):
-    result = subprocess.run(command, capture_output=True, text=True)
+    # In the fixtures folder: darknet opens a cfg's tree= relative to the working directory.
+    result = subprocess.run(command, capture_output=True, text=True, cwd=FIXTURES)
     if result.returncode != 0:
         sys.exit("ab_goldens: %s failed:\n%s%s" % (" ".join(command), result.stdout, result.stderr))
     return result.stdout
@@ -92,6 +95,7 @@ def main():
     parser.add_argument("--bin", required=True, help="darknet-swift binary (for synth-weights)")
     args = parser.parse_args()
     ab = os.path.abspath(args.ab)
+    args.bin = os.path.abspath(args.bin)
     commit = subprocess.run(["git", "-C", ab, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip() or "unknown"
     build = os.path.join(ROOT, ".build-oracle")
     os.makedirs(build, exist_ok=True)

@@ -26,7 +26,11 @@
  *       resized (not letterboxed), get_network_boxes(net, 1, 1, ...) (relative boxes),
  *       do_nms_sort over side*side*num boxes. Same output as detect.
  *   classify CFG WEIGHTS IMAGE TOP W H OUT.json [META]
- *       darknet's predict_classifier path (letterbox, network_predict, top_k).
+ *       darknet's predict_classifier path (letterbox, network_predict, with a class tree
+ *       hierarchy_predictions of the leaves, top_k).
+ *
+ *   A [region] with a class tree (tree=) runs as darknet's GPU forward does, not as its CPU
+ *   forward (see region_tree_as_gpu).
  *
  *   META, when given, is a list of JSON members ("key":value,...) copied
  *   verbatim to the top of the output object (the regen script records the
@@ -428,6 +432,41 @@ static float synthetic_pixel(int c, int y, int x)
     return (float)((c * 7919 + y * 613 + x * 31) % 1000) / 999.0f;
 }
 
+/* ---------- [region] with a class tree ---------- */
+/* pjreddie's CPU forward_region_layer indexes the tree's groups wrongly (pjreddie/darknet
+ * issue 143: it starts at element coords+1 of the whole output and steps n*w*h apart), while
+ * his GPU forward (forward_region_layer_gpu: softmax_tree across each group of each cell's
+ * class scores, temperature 1) and AlexeyAB's CPU forward run the softmax group by group,
+ * cell by cell. The engine follows them; so do these goldens: after network_predict, each
+ * such layer's output is recomputed from its input as the GPU path computes it, with
+ * darknet's own activate_array and softmax. */
+/* activation_layer.c / activations.c (exported, not in darknet.h). */
+void activate_array(float *x, const int n, const ACTIVATION a);
+
+static void region_tree_as_gpu(network *net)
+{
+    for (int i = 1; i < net->n; ++i) {
+        layer *l = &net->layers[i];
+        if (l->type != REGION || !l->softmax_tree) continue;
+        const float *in = net->layers[i - 1].output;
+        int wh = l->w * l->h, entries = l->coords + l->classes + 1;
+        tree *t = l->softmax_tree;
+        memcpy(l->output, in, sizeof(float) * l->outputs * l->batch);
+        for (int b = 0; b < l->batch; ++b)
+            for (int n = 0; n < l->n; ++n) {
+                float *block = l->output + b * l->outputs + n * entries * wh;
+                const float *raw = in + b * l->outputs + n * entries * wh;
+                activate_array(block, 2 * wh, LOGISTIC);
+                activate_array(block + l->coords * wh, wh, LOGISTIC);
+                for (int g = 0; g < t->groups; ++g) {
+                    int first = (l->coords + 1 + t->group_offset[g]) * wh;
+                    for (int s = 0; s < wh; ++s)
+                        softmax((float *)raw + first + s, t->group_size[g], 1, wh, block + first + s);
+                }
+            }
+    }
+}
+
 static int mode_layers(int argc, char **argv)
 {
     if (argc < 7 || argc > 9) die("%s", "usage: layers CFG WEIGHTS W H OUT.json [SAMPLES [META]]");
@@ -450,6 +489,7 @@ static int mode_layers(int argc, char **argv)
             for (int x = 0; x < w; ++x)
                 input[(c * h + y) * w + x] = synthetic_pixel(c, y, x);
     network_predict(net, input);
+    region_tree_as_gpu(net);
 
     FILE *out = fopen(out_path, "w");
     if (!out) die("cannot write %s", out_path);
@@ -539,6 +579,7 @@ static int mode_detect(int argc, char **argv)
     image sized = yolo1 ? resize_image(im, net->w, net->h) : letterbox_image(im, net->w, net->h);
     layer l = net->layers[net->n - 1];
     network_predict(net, sized.data);
+    region_tree_as_gpu(net);
     int nboxes = 0;
     detection *dets = yolo1 ? get_network_boxes(net, 1, 1, thresh, 0, 0, 0, &nboxes)
                             : get_network_boxes(net, im.w, im.h, thresh, hier, 0, 1, &nboxes);
@@ -604,6 +645,7 @@ static int mode_classify(int argc, char **argv)
     image im = load_image_color((char *)image_path, 0, 0);
     image r = letterbox_image(im, net->w, net->h);
     float *predictions = network_predict(net, r.data);
+    if (net->hierarchy) hierarchy_predictions(predictions, net->outputs, net->hierarchy, 1, 1);
     if (top > net->outputs) top = net->outputs;
     int *indexes = calloc(top, sizeof(int));
     top_k(predictions, net->outputs, top, indexes);

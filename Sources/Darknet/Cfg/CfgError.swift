@@ -42,6 +42,9 @@ public enum CfgError: Error, Equatable, CustomStringConvertible {
     case filtersMismatch(CfgLocation, layer: Int, filters: Int, expected: Int)
     case shapeMismatch(CfgLocation, layer: Int, detail: String)
     case inputTooSmall(CfgLocation, layer: Int, detail: String)
+    /// A data file the cfg names (`tree=`) is missing, too large or malformed: `path` (with
+    /// `:line` when one line is wrong) and what is wrong.
+    case dataFile(CfgLocation, path: String, detail: String)
 
     public var location: CfgLocation? {
         switch self {
@@ -49,7 +52,7 @@ public enum CfgError: Error, Equatable, CustomStringConvertible {
         case .malformedLine(let l, _), .optionOutsideSection(let l), .unknownSection(let l, _),
              .missingKey(let l), .badNumber(let l, _, _), .invalidValue(let l, _, _),
              .unsupported(let l, _), .layerReference(let l, _, _, _), .filtersMismatch(let l, _, _, _),
-             .shapeMismatch(let l, _, _), .inputTooSmall(let l, _, _):
+             .shapeMismatch(let l, _, _), .inputTooSmall(let l, _, _), .dataFile(let l, _, _):
             return l
         }
     }
@@ -74,6 +77,7 @@ public enum CfgError: Error, Equatable, CustomStringConvertible {
             return "\(l): layer \(layer) has filters=\(filters) before a [yolo] that needs (classes + 5) × mask count = \(expected)"
         case .shapeMismatch(let l, let layer, let detail): return "\(l): layer \(layer): \(detail)"
         case .inputTooSmall(let l, let layer, let detail): return "\(l): layer \(layer): input too small: \(detail)"
+        case .dataFile(let l, let path, let detail): return "\(l): \(path): \(detail)"
         }
     }
 }

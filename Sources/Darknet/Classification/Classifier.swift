@@ -7,7 +7,10 @@ import YOLO
 /// does (`fitting`: pjreddie's letterboxes, checked against Debian's `darknet classifier
 /// predict`; AlexeyAB's scales the shorter side to the width and crops the centre), one forward
 /// pass (`network_predict`: the last layer's `C·H·W` outputs, `[cost]` passing its input
-/// through), then darknet's `top_k` (highest first; equal scores keep the lower index).
+/// through), then darknet's `top_k` (highest first; equal scores keep the lower index). With a
+/// class tree (`ModelDescription.hierarchy`, darknet9000), the scores first become path
+/// probabilities (`hierarchy_predictions`): leaves only for a pjreddie cfg, every class for an
+/// AlexeyAB one (his `predict_classifier` passes `only_leaves = 0`).
 ///
 /// Thread-safe like ``Detector``: weights are shared, each concurrent call borrows a
 /// ``Network`` from a small pool.
@@ -102,7 +105,11 @@ public final class Classifier: @unchecked Sendable {
     /// Scores for an already prepared `C×H×W` input of `[net]`'s size.
     public func scores(forInput input: [Float]) throws -> [Float] {
         let outputs = try withNetwork { try $0.forward(input) }
-        return outputs.last?.values ?? []
+        var scores = outputs.last?.values ?? []
+        if let tree = model.hierarchy, scores.count >= tree.count {
+            tree.hierarchyPredictions(&scores, onlyLeaves: model.dialect.dialect == .pjreddie)
+        }
+        return scores
     }
 
     /// The `k` best classes of `image`, highest first (darknet's `top_k`).

@@ -169,10 +169,15 @@ public final class Detector: @unchecked Sendable {
 
     /// Candidates of every head's output, in layer order (darknet's `fill_network_boxes`): a
     /// `[yolo]`'s and a `[Gaussian_yolo]`'s cells row-major, then anchors; a `[region]`'s
-    /// anchors outermost, then cells (get_region_detections). Each head's boxes are mapped to
+    /// anchors outermost, then cells (get_region_detections; with a class tree, the cfg's
+    /// darknet picks the class and the order, `RegionTreeDecoder`). Each head's boxes are mapped to
     /// the image as its darknet does (`correct_yolo_boxes`; AlexeyAB's `[yolo]` scales w and
     /// h by `1/ratio`, his `[Gaussian_yolo]` and pjreddie's by `netw/new_w`).
     func decode(_ outputs: [Network.LayerOutput], imageWidth: Int, imageHeight: Int) throws -> [Candidate] {
+        let treeDecoding: TreeDecoding = switch model.dialect.dialect {
+        case .pjreddie: .pjreddie(hierarchyThreshold: options.hierarchyThreshold)
+        case .alexeyAB: .alexeyAB
+        }
         var candidates: [Candidate] = []
         let (netW, netH, threshold) = (model.net.width, model.net.height, options.threshold)
         for output in outputs {
@@ -189,10 +194,15 @@ public final class Detector: @unchecked Sendable {
                     decoded = try GaussianYOLODecoder.decode(values, gridWidth: shape.width, gridHeight: shape.height,
                                                              head: gaussian.head, networkWidth: netW, networkHeight: netH,
                                                              threshold: threshold)
+                } else if case .region(let region) = model.layers[output.layer].kind, let tree = region.head.tree {
+                    decoded = try RegionTreeDecoder.decode(values, gridWidth: shape.width, gridHeight: shape.height,
+                                                           head: region.head, tree: tree, decoding: treeDecoding,
+                                                           threshold: threshold)
                 } else if case .region(let region) = model.layers[output.layer].kind {
                     let tensor = TensorDescriptor.nchw(channels: shape.channels, height: shape.height, width: shape.width)
+                    let options = DecodeOptions(keepsEveryRegionSlot: model.dialect.dialect == .pjreddie)
                     decoded = try YOLODecoder.decode(values, tensor: tensor, head: .region(region.head), networkWidth: netW,
-                                                     networkHeight: netH, threshold: threshold)
+                                                     networkHeight: netH, threshold: threshold, options: options)
                 } else if case .detection(let detection) = model.layers[output.layer].kind {
                     decoded = try YOLOv1Decoder.decode(values, head: detection.head, threshold: threshold)
                     reciprocalRatio = false

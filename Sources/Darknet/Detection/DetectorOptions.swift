@@ -16,6 +16,9 @@ public struct DetectorOptions: Sendable, Hashable {
     public var threshold: Float = 0.5
     /// IoU above which NMS suppresses a box (darknet's 0.45).
     public var nmsThreshold: Float = 0.45
+    /// How far a `[region]` with a class tree (YOLO9000) descends: pjreddie's `-hier` (0.5),
+    /// read by `TreeDecoding.pjreddie`; AlexeyAB's darknet fixes it at 0.5.
+    public var hierarchyThreshold: Float = 0.5
     public var nmsMode: NMSMode = .perClass
     /// Network input size; nil keeps the cfg's `[net]` width/height.
     public var width: Int?
@@ -29,8 +32,9 @@ public struct DetectorOptions: Sendable, Hashable {
 
     public init(threshold: Float = 0.5, nmsThreshold: Float = 0.45, nmsMode: NMSMode = .perClass,
                 width: Int? = nil, height: Int? = nil, mapping: InputMapping? = nil,
-                execution: ExecutionOptions = .init()) {
+                execution: ExecutionOptions = .init(), hierarchyThreshold: Float = 0.5) {
         self.threshold = threshold
+        self.hierarchyThreshold = hierarchyThreshold
         self.nmsThreshold = nmsThreshold
         self.nmsMode = nmsMode
         self.width = width

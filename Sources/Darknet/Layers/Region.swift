@@ -11,9 +11,15 @@ import YOLO
 /// `YOLO` module (`RegionHead`: anchors in grid cells, get_region_box /
 /// correct_region_boxes), not here.
 ///
+/// With `tree=` (YOLO9000's WordTree, `ClassTree`), the softmax runs across each tree group
+/// of a cell's class scores instead, as pjreddie's GPU forward and AlexeyAB's CPU forward do
+/// (pjreddie's CPU forward indexes the groups wrongly, pjreddie/darknet#143: it is not
+/// copied), and `RegionTreeDecoder` picks the class. `map=` (the 9k→COCO map) only serves
+/// darknet's validation; `detector test` passes none, so it is not read.
+///
 /// parse_region's defaults: coords 4, classes 20, num 1, softmax 0, anchors 0.5 where not
-/// listed (make_region_layer). Only `coords=4` is supported, and yolo9000's softmax tree,
-/// class `map`, `background`, `log` and `sqrt` are typed errors.
+/// listed (make_region_layer). Only `coords=4` is supported; `background`, `log` and `sqrt`
+/// are typed errors.
 public struct Region: Sendable, Hashable {
     public var head: RegionHead
 
@@ -23,12 +29,11 @@ public struct Region: Sendable, Hashable {
         "class_scale", "bias_match", "tree", "map", "focal_loss", "resize",
     ]
     /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
-    static let honouredKeys: Set<String> = ["coords", "classes", "num", "softmax", "anchors"]
+    static let honouredKeys: Set<String> = ["coords", "classes", "num", "softmax", "anchors", "tree"]
     /// Keys that are a typed error (naming key and line) unless darknet's default, with a value that triggers it.
-    static let rejectedKeys: [String: String] = ["tree": "data/9k.tree", "map": "data/coco9k.map", "background": "1",
-                                                 "log": "1", "sqrt": "1"]
+    static let rejectedKeys: [String: String] = ["background": "1", "log": "1", "sqrt": "1"]
 
-    static func parse(_ section: CfgSection) throws -> Region {
+    static func parse(_ section: CfgSection, limits: ModelLimits = .init()) throws -> Region {
         let coords = try section.int("coords", default: 4)
         if coords != 4 {
             throw CfgError.unsupported(section.location("coords"), what: "coords=\(coords) in [region] (only 4)")
@@ -37,9 +42,6 @@ public struct Region: Sendable, Hashable {
         let num = try section.int("num", default: 1)
         for (key, value) in [("classes", classes), ("num", num)] where value < 1 {
             throw CfgError.invalidValue(section.location(key), value: String(value), expected: "an integer ≥ 1")
-        }
-        for key in ["tree", "map"] where section.option(key) != nil {
-            throw CfgError.unsupported(section.location(key), what: "\(key) in [region] (yolo9000's hierarchy)")
         }
         for key in ["background", "log", "sqrt"] where try section.int(key, default: 0) != 0 {
             throw CfgError.unsupported(section.location(key), what: "\(key) in [region]")
@@ -50,7 +52,8 @@ public struct Region: Sendable, Hashable {
         if let listed = try section.floatList("anchors") {
             for (i, value) in listed.prefix(num * 2).enumerated() { anchors[i] = value }
         }
-        return Region(head: RegionHead(anchors: anchors, classes: classes, softmax: softmax))
+        let tree = try ClassTree.load(section, classes: classes, limits: limits)
+        return Region(head: RegionHead(anchors: anchors, classes: classes, softmax: softmax, tree: tree))
     }
 
     /// Channels the input must have: `num · (4 + 1 + classes)`.
@@ -66,7 +69,20 @@ public struct Region: Sendable, Hashable {
             let base = output + n * entries * plane
             Activation.logistic.apply(base, count: 2 * plane, threads: threads)
             Activation.logistic.apply(base + 4 * plane, count: plane, threads: threads)
-            if !head.softmax { Activation.logistic.apply(base + 5 * plane, count: head.classes * plane, threads: threads) }
+            if !head.softmax && head.tree == nil {
+                Activation.logistic.apply(base + 5 * plane, count: head.classes * plane, threads: threads)
+            }
+        }
+        if let tree = head.tree {
+            for n in 0..<head.anchorCount {
+                for g in tree.groupSizes.indices {
+                    let first = (n * entries + 5 + tree.groupOffsets[g]) * plane
+                    for cell in 0..<plane {
+                        Self.softmax(input + first + cell, count: tree.groupSizes[g], stride: plane, into: output + first + cell)
+                    }
+                }
+            }
+            return
         }
         guard head.softmax else { return }
         for n in 0..<head.anchorCount {
@@ -102,7 +118,7 @@ extension Region: LayerType {
     }
 
     static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
-        let region = try parse(section)
+        let region = try parse(section, limits: context.limits)
         if context.input.channels != region.expectedChannels {
             throw CfgError.filtersMismatch(headFiltersLocation(context), layer: max(context.index - 1, 0),
                                            filters: context.input.channels, expected: region.expectedChannels)

@@ -1,3 +1,5 @@
+import YOLO
+
 /// A parsed cfg with every layer's shapes inferred (pure: no weights, no buffers).
 ///
 /// Sections: `[net]`/`[network]` first, then one layer per section, of the types
@@ -114,6 +116,15 @@ public struct ModelDescription: Sendable {
 }
 
 extension ModelDescription {
+    /// darknet's `net->hierarchy`: the class tree of the last `[softmax]` (nil when that one has
+    /// none, as each parsed `[softmax]` overwrites it), which `classifier predict` applies.
+    public var hierarchy: ClassTree? {
+        for layer in layers.reversed() {
+            if case .softmax(let softmax) = layer.kind { return softmax.tree }
+        }
+        return nil
+    }
+
     /// Convolutions that use another's parameters (`share_index`): layer index → the index of
     /// the layer that holds them.
     public var sharedConvolutions: [Int: Int] {
