@@ -206,4 +206,56 @@ final class AlexeyABGoldenTests: XCTestCase {
             XCTAssertLessThanOrEqual(worst.error, 1e-4, "\(name): worst relative error at layer \(worst.layer)")
         }
     }
+
+    /// OpenCV DNN 4.x where it reads the cfg (`tools/oracle/opencv_oracle.py layers`): every
+    /// layer but the heads, on the synthetic input with the synthetic weights, within
+    /// 1e-4·(1 + |value|). Of these fixtures it reads the scaled-YOLOv4 shape and the
+    /// classifier (it refuses [contrastive], [Gaussian_yolo], [implicit] and [crnn], and runs
+    /// `xnor=1`, `share_index` and `tree=` as plain layers, so those fixtures are not its).
+    /// With `DARKNET_SWIFT_OPENCV_LAYERS` naming a folder of NAME.cfg, NAME.weights and
+    /// NAME-opencv.json (AlexeyAB's real cfgs, made locally), those are checked too, within
+    /// 1e-3·(1 + |value|) (up to 160 layers of float rounding).
+    func testEveryLayerIsOpenCVsWhereItReadsTheCfg() throws {
+        for name in ["csp", "classifier"] {
+            let model = try ModelDescription(contentsOf: Self.path(name) + ".cfg")
+            let bytes = SyntheticWeights.bytes(for: model, seed: 1)
+            let prepared = try bytes.withUnsafeBytes { try PreparedModel(model: model, weightsBytes: $0, file: name) }
+            try assertOpenCVLayers(prepared, golden: TestData.fixture("alexeyab/\(name)-opencv.json"), tolerance: 1e-4, name)
+        }
+        guard let folder = ProcessInfo.processInfo.environment["DARKNET_SWIFT_OPENCV_LAYERS"] else { return }
+        let goldens = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix("-opencv.json") }.sorted()
+        XCTAssertFalse(goldens.isEmpty, "no NAME-opencv.json in \(folder)")
+        for golden in goldens {
+            let name = String(golden.dropLast("-opencv.json".count))
+            let base = URL(fileURLWithPath: folder).appendingPathComponent(name).path
+            let prepared = try PreparedModel(model: ModelDescription(contentsOf: base + ".cfg"), weightsFile: base + ".weights")
+            try assertOpenCVLayers(prepared, golden: URL(fileURLWithPath: folder).appendingPathComponent(golden),
+                                   tolerance: 1e-3, name)
+        }
+    }
+
+    private func assertOpenCVLayers(_ prepared: PreparedModel, golden url: URL, tolerance: Double, _ name: String) throws {
+        struct Golden: Decodable {
+            struct Layer: Decodable { var index: Int; var opencv: String; var count: Int; var samples: [[Double]] }
+            var reference: String
+            var layers: [Layer]
+        }
+        let golden = try JSONDecoder().decode(Golden.self, from: Data(contentsOf: url))
+        XCTAssertTrue(golden.reference.hasPrefix("OpenCV DNN 4."), golden.reference)
+        let expected = Dictionary(uniqueKeysWithValues: golden.layers.map { ($0.index, $0) })
+        var (worst, compared) = ((error: 0.0, layer: -1), 0)
+        _ = try Network(prepared).forward(SyntheticWeights.input(prepared.model.inputShape)) { layer, values in
+            guard let theirs = expected[layer.index] else { return }
+            compared += 1
+            XCTAssertEqual(values.count, theirs.count, "\(name) layer \(layer.index) (\(theirs.opencv))")
+            guard values.count == theirs.count else { return }
+            for sample in theirs.samples {
+                let error = abs(Double(values[Int(sample[0])]) - sample[1]) / (1 + abs(sample[1]))
+                if error > worst.error { worst = (error, layer.index) }
+            }
+        }
+        XCTAssertEqual(compared, golden.layers.count, name)
+        XCTAssertLessThanOrEqual(worst.error, tolerance, "\(name): worst relative difference from OpenCV at layer \(worst.layer)")
+        print("\(name): \(compared) layers against OpenCV, worst relative difference \(worst.error) at layer \(worst.layer)")
+    }
 }

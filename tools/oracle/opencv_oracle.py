@@ -10,9 +10,18 @@ Mode `network CFG`: a project-written cfg (Tests/DarknetTests/Fixtures/*.cfg) wi
 deterministic fixture weights (see fixture_weights) on the synthetic input; writes the
 outputs of OpenCV's output layers (the [yolo] heads) as sums and strided samples.
 
+Mode `layers CFG WEIGHTS [SAMPLES]`: a cfg with a darknet weights file (the engine's synthetic
+weights: `darknet-swift synth-weights CFG OUT --seed 1`) on the synthetic input; writes each
+darknet layer's output as OpenCV computes it (count, statistics, SAMPLES evenly spaced values,
+default 64), for every layer but the detection heads (whose OpenCV outputs are laid out for
+its own decoder). OpenCV names its layers `<kind>_<n>`: n is the darknet layer index, except
+for an activation, which carries the index after its convolution's; a darknet layer's output
+is the last OpenCV layer of its index.
+
 Regenerate (venv with opencv-python, see tools/bench-peers):
   .venv-peers/bin/python tools/oracle/opencv_oracle.py network Tests/DarknetTests/Fixtures/zoo2-v4tiny.cfg > Tests/DarknetTests/Fixtures/zoo2-v4tiny-opencv.json
   .venv-peers/bin/python tools/oracle/opencv_oracle.py activations > Tests/DarknetTests/Fixtures/activations-opencv.json
+  .venv-peers/bin/python tools/oracle/opencv_oracle.py layers Tests/DarknetTests/Fixtures/alexeyab/csp.cfg csp.weights > Tests/DarknetTests/Fixtures/alexeyab/csp-opencv.json
 """
 import json
 import os
@@ -152,9 +161,53 @@ def network(cfg_path, samples=16):
     print(json.dumps(result, separators=(",", ":")))
 
 
+ACTIVATIONS = {"leaky", "relu", "mish", "swish", "logistic", "tanh", "elu", "selu", "gelu", "relu6", "hardswish", "identity_act"}
+HEADS = {"yolo", "region", "permute"}
+
+
+def layers(cfg_path, weights_path, samples=64):
+    """Mode `layers`: see the module docstring."""
+    text = open(cfg_path).read()
+    net = cv2.dnn.readNetFromDarknet(cfg_path, weights_path)
+    # Unfused, so every layer's own output is kept (a fused activation's blob is not written).
+    net.enableFusion(False)
+    size = {}
+    in_net = False
+    for line in text.splitlines():
+        line = line.split("#")[0].replace(" ", "")
+        if line.startswith("["):
+            in_net = line in ("[net]", "[network]")
+        elif in_net and "=" in line:
+            key, value = line.split("=", 1)
+            if key in ("width", "height", "channels"):
+                size[key] = int(value)
+    net.setInput(synthetic_input(size["channels"], size["height"], size["width"]))
+    last = {}
+    for name in net.getLayerNames():
+        kind, _, number = name.rpartition("_")
+        if not number.isdigit() or kind in HEADS:
+            continue
+        index = int(number) - 1 if kind in ACTIVATIONS else int(number)
+        last[index] = name
+    heads = {int(n.rpartition("_")[2]) for n in net.getLayerNames() if n.rpartition("_")[0] in HEADS}
+    order = sorted(i for i in last if i not in heads)
+    outs = net.forward([last[i] for i in order])
+    result = {"reference": "OpenCV DNN %s readNetFromDarknet" % cv2.__version__, "cfg": os.path.basename(cfg_path),
+              "input": "SyntheticWeights.input", "layers": []}
+    for index, out in zip(order, outs):
+        flat = out.reshape(-1).astype(np.float64)
+        n = flat.size
+        picks = range(n) if n <= samples else [(k * (n - 1)) // (samples - 1) for k in range(samples)]
+        result["layers"].append({"index": index, "opencv": last[index], "count": int(n), "mean": float(flat.mean()),
+                                 "std": float(flat.std()), "samples": [[i, float(flat[i])] for i in picks]})
+    print(json.dumps(result, separators=(",", ":")))
+
+
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "activations"
     if mode == "network":
         network(sys.argv[2])
+    elif mode == "layers":
+        layers(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 64)
     else:
         activations()
