@@ -165,6 +165,19 @@ ACTIVATIONS = {"leaky", "relu", "mish", "swish", "logistic", "tanh", "elu", "sel
 HEADS = {"yolo", "region", "permute"}
 
 
+def darknet_layer_names(net):
+    """{darknet layer index: the OpenCV layer whose output is that layer's}, heads left out:
+    OpenCV names its layers `<kind>_<n>` with n the darknet index, but an activation carries
+    the index after its convolution's; the last OpenCV layer of an index is its output."""
+    last = {}
+    for name in net.getLayerNames():
+        kind, _, number = name.rpartition("_")
+        if not number.isdigit() or kind in HEADS:
+            continue
+        last[int(number) - 1 if kind in ACTIVATIONS else int(number)] = name
+    return last
+
+
 def layers(cfg_path, weights_path, samples=64):
     """Mode `layers`: see the module docstring."""
     text = open(cfg_path).read()
@@ -182,13 +195,7 @@ def layers(cfg_path, weights_path, samples=64):
             if key in ("width", "height", "channels"):
                 size[key] = int(value)
     net.setInput(synthetic_input(size["channels"], size["height"], size["width"]))
-    last = {}
-    for name in net.getLayerNames():
-        kind, _, number = name.rpartition("_")
-        if not number.isdigit() or kind in HEADS:
-            continue
-        index = int(number) - 1 if kind in ACTIVATIONS else int(number)
-        last[index] = name
+    last = darknet_layer_names(net)
     heads = {int(n.rpartition("_")[2]) for n in net.getLayerNames() if n.rpartition("_")[0] in HEADS}
     order = sorted(i for i in last if i not in heads)
     outs = net.forward([last[i] for i in order])

@@ -1,11 +1,14 @@
-"""Interleaved forward-time and whole-process comparison of darknet-swift, darknet and
-OpenCV DNN. Driven by tools/bench-peers (which sets up the venv, builds darknet-swift and
-writes the synthetic weights); prints a Markdown report on stdout, progress on stderr.
+"""Interleaved forward-time and whole-process comparison of darknet-swift with its peers:
+Debian's darknet, OpenCV DNN, ONNX Runtime and OpenVINO (f32, and its own default precision).
+Driven by tools/bench-peers (which sets up the venv, builds darknet-swift and writes the
+synthetic weights); prints a Markdown report on stdout, progress on stderr.
 
-Each round runs darknet first, then darknet-swift and OpenCV back to back, the pair's order
-alternating from round to round (darknet swift opencv, darknet opencv swift, ...): the two
-fast peers are measured seconds apart, not with darknet's long run between them, and neither
-always goes first. For every peer:
+Before a model's rounds it is converted to ONNX (tools/peers/darknet_onnx.py --check: the
+graph's head inputs must agree with OpenCV DNN's, which the tests tie to darknet's).
+
+Each round runs darknet first (pjreddie cfgs only: Debian's darknet reads no AlexeyAB cfg),
+then the other peers back to back in an order rotated from round to round, so that no peer
+always follows the same one. For every peer:
   forward process   one process that loads the model, runs 1 unmeasured forward pass and
                     then --forwards measured ones; the round's value is their median.
                     darknet-swift: `benchmark CFG WEIGHTS --format json` (endToEndMedianMs)
@@ -13,13 +16,15 @@ always goes first. For every peer:
                                    the photo path on stdin (1 + forwards) times; its
                                    "Predicted in X seconds" times network_predict only
                     OpenCV:        tools/peers/opencv_forward.py (net.forward only)
+                    ONNX Runtime, OpenVINO: tools/peers/onnx_forward.py (the inference call)
   whole process     one complete run: load + one inference on the photo; its wall time and
                     its peak RSS (ru_maxrss from wait4 of that very process).
-                    darknet-swift `detect`, darknet `detect ... -out PRED`, and a Python
-                    process that imports cv2, loads the net and runs one forward.
-Reported: median over rounds (and min-max of the per-round values); for darknet-swift /
-OpenCV also the median of the per-round ratios (each round's pair measured back to back,
-so a machine that speeds up or slows down between rounds moves both).
+Reported: median over rounds (min-max of the per-round values), each peer's ratio
+darknet-swift / peer, and against the faster f32 peer of ONNX Runtime and OpenVINO f32 the
+median (min-max) of the per-round ratios (measured seconds apart).
+
+--load N keeps N busy processes (one `yes > /dev/null` each) running through every round:
+the engine and its peers share the cores with them, as on a loaded machine.
 """
 import argparse
 import datetime
@@ -33,7 +38,11 @@ import sys
 import tempfile
 import time
 
-PEERS = ["darknet-swift", "darknet", "opencv"]
+FAST = ["darknet-swift", "opencv", "onnxruntime", "openvino-f32", "openvino-default"]
+F32_PEERS = ["onnxruntime", "openvino-f32"]
+LABELS = {"darknet-swift": "darknet-swift", "darknet": "darknet (1 thread)", "opencv": "OpenCV DNN",
+          "onnxruntime": "ONNX Runtime f32", "openvino-f32": "OpenVINO f32",
+          "openvino-default": "OpenVINO default precision"}
 BUSY_LIMIT = 0.25
 
 
@@ -69,7 +78,7 @@ def run(cmd, cwd, stdin_text=None):
 
 def write_cfg(source, target, size):
     """Copy of a cfg with batch=1, subdivisions=1 and width=height=size in [net] (darknet
-    takes batch and the input size from the cfg; OpenCV takes the size from the cfg too)."""
+    takes batch and the input size from the cfg; OpenCV and the converter too)."""
     lines, in_net = [], False
     with open(source) as f:
         for line in f:
@@ -99,92 +108,93 @@ class Peers:
         self.data_file = os.path.join(workdir, "peers.data")
         with open(self.data_file, "w") as f:
             f.write(f"classes=80\nnames={args.names}\n")
-        self.swift_has_benchmark = self.probe_benchmark()
-        self.opencv_version = None
+        self.versions = {}
         self.blas = None
         self.swift_commit = args.commit
         self.busy = []  # CPU use by others before each round
 
-    def probe_benchmark(self):
-        try:
-            stdout, _, _, _ = run([self.args.swift, "benchmark", "--help"], self.workdir)
-        except (RunError, OSError):
-            return False
-        return "--format" in stdout
-
     # ---- forward processes: list of measured forward times (ms) ----
 
-    def forward(self, peer, cfg, weights, thresh):
-        a, size, threads, n = self.args, str(self.args.size), str(self.args.threads), self.args.forwards
+    def forward(self, peer, model, runs=None, warmup=1):
+        a, size, threads = self.args, str(self.args.size), str(self.args.threads)
+        n = a.forwards if runs is None else runs
         if peer == "darknet-swift":
-            if self.swift_has_benchmark:
-                cmd = [a.swift, "benchmark", cfg, weights, "--size", size, "--threads", threads,
-                       "--format", "json", "--warmup", "1", "--runs", str(n)]
-                stdout, _, _, _ = run(cmd, self.workdir)
-                report = json.loads(stdout)
-                machine = report.get("machine", {})
-                self.blas = machine.get("blas", self.blas)
-                self.swift_commit = machine.get("commit", self.swift_commit)
-                return [float(report["endToEndMedianMs"])]
-            # Fallback while `benchmark` is missing: detect's per-image time (letterbox +
-            # forward + decode + NMS), first image unmeasured.
-            cmd = [a.swift, "detect", cfg, weights] + [a.image] * (n + 1) + \
-                  ["--size", size, "--threads", threads, "--names", a.names, "--thresh", thresh]
-            times = parse_predicted(run(cmd, self.workdir)[0])
-        elif peer == "darknet":
-            cmd = [a.darknet, "detector", "test", self.data_file, cfg, weights, "-thresh", thresh, "-out",
-                   os.path.join(self.workdir, "darknet-prediction")]
-            times = parse_predicted(run(cmd, self.workdir, (a.image + "\n") * (n + 1))[0])
-        else:
-            cmd = [a.opencv_python, a.opencv_script, cfg, weights, a.image, size, threads, "1", str(n)]
+            cmd = [a.swift, "benchmark", model["cfg"], model["weights"], "--size", size, "--threads", threads,
+                   "--format", "json", "--warmup", str(warmup), "--runs", str(n)]
             report = json.loads(run(cmd, self.workdir)[0])
-            self.opencv_version = report["opencv"]
-            return report["forwardMs"]
-        if len(times) != n + 1:
-            raise RunError(f"{peer}: expected {n + 1} 'Predicted in' lines, got {len(times)}")
-        return times[1:]
+            machine = report.get("machine", {})
+            if "blas" in machine:
+                self.blas = f"{machine['blas'].split(' NO_')[0]}, core {machine.get('blasCore', 'unknown')}"
+            self.swift_commit = machine.get("commit", self.swift_commit)
+            return [float(report["endToEndMedianMs"])]
+        if peer == "darknet":
+            cmd = [a.darknet, "detector", "test", self.data_file, model["cfg"], model["weights"], "-thresh",
+                   model["thresh"], "-out", os.path.join(self.workdir, "darknet-prediction")]
+            times = parse_predicted(run(cmd, self.workdir, (a.image + "\n") * (n + warmup))[0])
+            if len(times) != n + warmup:
+                raise RunError(f"darknet: expected {n + warmup} 'Predicted in' lines, got {len(times)}")
+            return times[warmup:]
+        if peer == "opencv":
+            cmd = [a.python, a.opencv_script, model["cfg"], model["weights"], a.image, size, threads, str(warmup), str(n)]
+        else:
+            cmd = [a.python, a.onnx_script, peer, model["onnx"], a.image, size, threads, str(warmup), str(n)]
+        report = json.loads(run(cmd, self.workdir)[0])
+        self.versions[peer] = report.get("opencv") or f"{report['version']}, {report['precision']}"
+        return report["forwardMs"]
 
     # ---- whole processes: (wall seconds, peak RSS KiB) ----
 
-    def whole(self, peer, cfg, weights, thresh):
+    def whole(self, peer, model):
         a, size, threads = self.args, str(self.args.size), str(self.args.threads)
         if peer == "darknet-swift":
-            cmd = [a.swift, "detect", cfg, weights, a.image, "--size", size, "--threads", threads,
-                   "--names", a.names, "--thresh", thresh, "--format", "json"]
+            cmd = [a.swift, "detect", model["cfg"], model["weights"], a.image, "--size", size, "--threads", threads,
+                   "--names", a.names, "--thresh", model["thresh"], "--format", "json"]
         elif peer == "darknet":
-            cmd = [a.darknet, "detect", cfg, weights, a.image, "-thresh", thresh, "-out",
+            cmd = [a.darknet, "detect", model["cfg"], model["weights"], a.image, "-thresh", model["thresh"], "-out",
                    os.path.join(self.workdir, "darknet-prediction")]
+        elif peer == "opencv":
+            cmd = [a.python, a.opencv_script, model["cfg"], model["weights"], a.image, size, threads, "0", "1"]
         else:
-            cmd = [a.opencv_python, a.opencv_script, cfg, weights, a.image, size, threads, "0", "1"]
+            cmd = [a.python, a.onnx_script, peer, model["onnx"], a.image, size, threads, "0", "1"]
         _, _, wall, rss = run(cmd, self.workdir)
         return wall, rss
 
 
-def bench_model(peers, label, cfg_source, weights, rounds, thresh):
-    cfg = os.path.join(peers.workdir, os.path.basename(cfg_source).replace(".cfg", f"-{peers.args.size}.cfg"))
-    write_cfg(cfg_source, cfg, peers.args.size)
-    forward = {p: [] for p in PEERS}
-    whole = {p: [] for p in PEERS}
-    for r in range(1, rounds + 1):
+def round_order(number, peers):
+    """Round `number` (from 1): darknet first, then the others rotated by one each round."""
+    fast = [p for p in FAST if p in peers]
+    shift = (number - 1) % len(fast)
+    return [p for p in ["darknet"] if p in peers] + fast[shift:] + fast[:shift]
+
+
+def bench_model(peers, model):
+    a = peers.args
+    cfg = os.path.join(peers.workdir, os.path.basename(model["source"]).replace(".cfg", f"-{a.size}.cfg"))
+    write_cfg(model["source"], cfg, a.size)
+    model["cfg"] = cfg
+    model["onnx"] = cfg.replace(".cfg", ".onnx")
+    check, _, _, _ = run([a.python, a.onnx_converter, cfg, model["weights"], model["onnx"], "--check"], peers.workdir)
+    log(check.strip())
+    used = ["darknet-swift"] + (["darknet"] if model["darknet"] else []) + FAST[1:]
+    forward = {p: [] for p in used}
+    whole = {p: [] for p in used}
+    for r in range(1, model["rounds"] + 1):
         busy = cpu_busy()
         peers.busy.append(busy)
-        if busy > BUSY_LIMIT:
+        if busy > BUSY_LIMIT and not a.load:
             log(f"warning: other processes use {busy:.0%} of the CPU")
-        for peer in round_order(r):
-            times = peers.forward(peer, cfg, weights, thresh)
-            forward[peer].append(statistics.median(times))
-        for peer in round_order(r):
-            whole[peer].append(peers.whole(peer, cfg, weights, thresh))
-        log(f"{label} round {r}/{rounds}: forward ms " +
-            ", ".join(f"{p} {forward[p][-1]:.1f}" for p in PEERS) + "; process s " +
-            ", ".join(f"{p} {whole[p][-1][0]:.2f}" for p in PEERS))
-    return forward, whole
+        for peer in round_order(r, used):
+            forward[peer].append(statistics.median(peers.forward(peer, model)))
+        for peer in round_order(r, used):
+            whole[peer].append(peers.whole(peer, model))
+        log(f"{model['label']} round {r}/{model['rounds']}: forward ms " +
+            ", ".join(f"{p} {forward[p][-1]:.1f}" for p in used))
+    return used, forward, whole
 
 
-def round_order(number):
-    """Round `number` (from 1): darknet, then the two fast peers back to back, alternating."""
-    pair = ["darknet-swift", "opencv"] if number % 2 == 1 else ["opencv", "darknet-swift"]
-    return ["darknet"] + pair
+def faster_f32(forward):
+    """The f32 peer (ONNX Runtime or OpenVINO f32) with the lower median."""
+    return min(F32_PEERS, key=lambda p: statistics.median(forward[p]))
 
 
 def paired_ratio(numerators, denominators):
@@ -217,81 +227,77 @@ def fmt_ms(values):
 def report(args, peers, results, started):
     threads = args.threads
     lines = []
+    load = f", with {args.load} competing busy process{'es' if args.load > 1 else ''} (`yes > /dev/null`)" \
+        if args.load else ", no competing load"
     lines.append(f"Measured {started:%Y-%m-%d} on {cpu_model()} ({os.cpu_count()} cores, "
-                 f"{platform.system()} {platform.machine()}), input {args.size}×{args.size}, "
+                 f"{platform.system()} {platform.machine()}), input {args.size}×{args.size}, {threads} threads{load}, "
                  f"photo `{os.path.basename(args.image)}`, "
                  f"{args.forwards} measured forward pass{'es' if args.forwards > 1 else ''} per process after 1 warm-up.")
     lines.append("")
-    lines.append(f"- darknet-swift {args.swift_version} at commit `{peers.swift_commit}`"
-                 + (f", {peers.blas}" if peers.blas else "") + f", {threads} threads")
-    lines.append(f"- darknet: Debian package {args.darknet_version} (pjreddie's C code, single-threaded: "
-                 "this build has no OpenMP and no BLAS)")
-    lines.append(f"- OpenCV DNN {peers.opencv_version or 'unknown'} (opencv-python-headless, CPU backend, "
-                 f"Winograd on, `cv2.setNumThreads({threads})`), Python {platform.python_version()}")
+    version = args.swift_version.splitlines()[0] if args.swift_version.strip() else "darknet-swift (version unknown)"
+    lines.append(f"- {version}, commit `{peers.swift_commit}`, {peers.blas or 'BLAS core unknown'} "
+                 "(OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset: OpenBLAS's own kernel choice)")
+    if any("darknet" in used for _, (used, _, _, _) in results):
+        lines.append(f"- darknet: Debian package {args.darknet_version} (pjreddie's C code, single-threaded: "
+                     "this build has no OpenMP and no BLAS); it reads no AlexeyAB cfg")
+    lines.append(f"- OpenCV DNN {peers.versions.get('opencv', 'unknown')} (CPU backend, Winograd on), "
+                 f"ONNX Runtime {peers.versions.get('onnxruntime', 'unknown')}, "
+                 f"OpenVINO {peers.versions.get('openvino-f32', 'unknown')} and with its default "
+                 f"({peers.versions.get('openvino-default', 'unknown')}); Python {platform.python_version()}; "
+                 "ONNX graphs by tools/peers/darknet_onnx.py, checked against OpenCV DNN first")
     busy = " (**other processes competed for the cores: rerun on an idle machine**)" \
-        if max(peers.busy) > BUSY_LIMIT else ""
+        if max(peers.busy) > BUSY_LIMIT and not args.load else ""
     lines.append(f"- CPU use by other processes, sampled for 1 s before each round: median "
                  f"{statistics.median(peers.busy):.0%}, max {max(peers.busy):.0%}{busy}")
     lines.append("")
-    swift_forward = "benchmark `endToEndMedianMs`" if peers.swift_has_benchmark else \
-        "**`detect` fallback (letterbox + forward + decode + NMS), `benchmark` missing**"
-    lines.append(f"**Network forward**, median ms over rounds (min–max of the per-round medians); "
-                 f"darknet-swift: {swift_forward}. Ratio = darknet-swift time / peer time "
-                 "(below 1: darknet-swift is faster); paired = median (min–max) of each round's "
-                 "darknet-swift / OpenCV, the two measured back to back.")
+    lines.append("**Network forward**, median ms over rounds (min–max of the per-round medians); darknet-swift: "
+                 "`benchmark`'s `endToEndMedianMs`. In brackets: darknet-swift's time / the peer's (below 1: "
+                 "darknet-swift is faster). Last column: the same against the faster f32 peer (ONNX Runtime or "
+                 "OpenVINO f32), median (min–max) of the per-round ratios.")
     lines.append("")
-    lines.append(f"| Model | Rounds | darknet-swift ({threads} threads) | darknet (1 thread) | "
-                 f"OpenCV DNN ({threads} threads) | darknet-swift / darknet | darknet-swift / OpenCV | "
-                 "darknet-swift / OpenCV, paired |")
-    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for label, rounds, forward, _ in results:
-        med = {p: statistics.median(forward[p]) for p in PEERS}
-        lines.append(f"| {label} | {rounds} | {fmt_ms(forward['darknet-swift'])} | {fmt_ms(forward['darknet'])} | "
-                     f"{fmt_ms(forward['opencv'])} | {med['darknet-swift'] / med['darknet']:.2f} | "
-                     f"{med['darknet-swift'] / med['opencv']:.2f} | "
-                     f"{paired_ratio(forward['darknet-swift'], forward['opencv'])} |")
+    columns = ["darknet-swift", "darknet", "opencv", "onnxruntime", "openvino-f32", "openvino-default"]
+    lines.append("| Model | Rounds | " + " | ".join(LABELS[p] for p in columns) + " | vs the faster f32 peer |")
+    lines.append("|---|---:|" + "---:|" * (len(columns) + 1))
+    for label, (used, forward, _, rounds) in results:
+        swift = statistics.median(forward["darknet-swift"])
+        cells = []
+        for p in columns:
+            if p not in used:
+                cells.append("—")
+            elif p == "darknet-swift":
+                cells.append(fmt_ms(forward[p]))
+            else:
+                cells.append(f"{fmt_ms(forward[p])} ({swift / statistics.median(forward[p]):.2f})")
+        best = faster_f32(forward)
+        lines.append(f"| {label} | {rounds} | " + " | ".join(cells) +
+                     f" | {paired_ratio(forward['darknet-swift'], forward[best])} ({LABELS[best]}) |")
     lines.append("")
-    lines.append("**Whole process** (one complete run: start, load cfg + weights, read the photo, "
-                 "one inference, exit), median wall time in seconds and median peak RSS in MiB:")
+    lines.append("**Whole process** (start, load cfg + weights or the ONNX graph, read the photo, one inference, "
+                 "exit), median wall time in seconds and peak RSS in MiB:")
     lines.append("")
-    lines.append("| Model | darknet-swift `detect` | darknet `detect` | OpenCV DNN (Python) | "
-                 "darknet-swift / darknet | darknet-swift / OpenCV |")
-    lines.append("|---|---:|---:|---:|---:|---:|")
-    for label, _, _, whole in results:
-        wall = {p: statistics.median(w for w, _ in whole[p]) for p in PEERS}
-        rss = {p: statistics.median(r for _, r in whole[p]) / 1024 for p in PEERS}
-        cells = [f"{wall[p]:.2f} s, {rss[p]:.0f} MiB" for p in PEERS]
-        lines.append(f"| {label} | {' | '.join(cells)} | {wall['darknet-swift'] / wall['darknet']:.2f} | "
-                     f"{wall['darknet-swift'] / wall['opencv']:.2f} |")
+    lines.append("| Model | " + " | ".join(LABELS[p] for p in columns) + " |")
+    lines.append("|---|" + "---:|" * len(columns))
+    for label, (used, _, whole, _) in results:
+        cells = []
+        for p in columns:
+            if p not in used:
+                cells.append("—")
+                continue
+            wall = statistics.median(w for w, _ in whole[p])
+            rss = statistics.median(r for _, r in whole[p]) / 1024
+            cells.append(f"{wall:.2f} s, {rss:.0f} MiB")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append("Notes: darknet-swift and darknet letterbox the photo; OpenCV has no letterbox, "
-                 "so its blob is `blobFromImage(img, 1/255, (size, size), swapRB=True)` (a plain "
-                 "resize: same tensor shape, same forward cost). The forward clock covers only the "
-                 "network: " + ("darknet-swift's `benchmark` plain end-to-end pass (on its own input, not the "
-                                "photo), " if peers.swift_has_benchmark else
-                                "darknet-swift's `detect` time per image (NOT forward only: it adds letterbox, "
-                                "decode and NMS, because this build has no `benchmark`), ") +
-                 "darknet's `network_predict`, OpenCV's `net.forward(<all YOLO outputs>)`. "
-                 "The whole-process runs include each program's own extras: darknet draws and "
-                 "saves the annotated photo; the OpenCV process starts a Python interpreter and "
-                 "imports cv2; darknet-swift decodes the boxes and prints JSON. With synthetic weights "
-                 "darknet-swift and darknet run at threshold 1 (no box passes): the random network "
-                 "output would otherwise send darknet's NMS and drawing through thousands of boxes "
-                 "(minutes per image), which says nothing about inference. "
-                 f"Synthetic yolov3 weights: {synthetic_note(args.synthetic_info)}.")
+    lines.append("Notes: darknet-swift and darknet letterbox the photo; the Python peers resize it "
+                 "(`blobFromImage(img, 1/255, (size, size), swapRB=True)`: the same tensor shape, the same "
+                 "forward cost). The forward clock covers only the network: darknet-swift's `benchmark` "
+                 "end-to-end pass (on its own input), darknet's `network_predict`, OpenCV's "
+                 "`net.forward(<all YOLO outputs>)`, ONNX Runtime's `run` and OpenVINO's `infer` (their graphs end "
+                 "at the heads' inputs; the heads' logistic is a few microseconds). Whole processes include each "
+                 "program's extras (darknet draws the photo; the Python peers start an interpreter). "
+                 "With synthetic weights darknet-swift and darknet run at threshold 1 (no box passes). "
+                 f"Synthetic weights: {args.synthetic_note}.")
     return "\n".join(lines)
-
-
-def synthetic_note(info):
-    if not info:
-        return "not used"
-    try:
-        w = json.loads(info)
-        return (f"spec v{w['specVersion']}, seed {w['seed']}, {w['bytes'] / 1e6:.0f} MB, FNV-1a 64 "
-                f"`{w['fnv1a64']}`, written by `tools/oracle/darknet-oracle.c synth-weights` "
-                "(the same bytes as darknet-swift's own synthetic weights)")
-    except (ValueError, KeyError):
-        return info
 
 
 def cpu_busy(seconds=1.0):
@@ -310,42 +316,67 @@ def cpu_busy(seconds=1.0):
     return 1 - (idle1 - idle0) / max(total1 - total0, 1)
 
 
+def append_log(path, text, args):
+    """Inserts the report as the newest entry of docs/bench-log.md (entries are newest first)."""
+    with open(path) as f:
+        log_text = f.read()
+    marker = "\n## "
+    at = log_text.find(marker)
+    title = (f"## {datetime.date.today():%Y-%m-%d} — tools/bench-peers"
+             + (f" --load {args.load}" if args.load else "") + "\n\n")
+    entry = title + text + "\n"
+    with open(path, "w") as f:
+        f.write(log_text[:at + 1] + entry + log_text[at:] if at >= 0 else log_text + "\n" + entry)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--swift", required=True)
     parser.add_argument("--swift-version", default="unknown")
     parser.add_argument("--commit", default="unknown")
-    parser.add_argument("--darknet", required=True)
+    parser.add_argument("--darknet", default="")
     parser.add_argument("--darknet-version", default="unknown")
-    parser.add_argument("--opencv-python", required=True)
+    parser.add_argument("--python", required=True, help="the venv's python (cv2, onnx, onnxruntime, openvino)")
     parser.add_argument("--opencv-script", required=True)
+    parser.add_argument("--onnx-script", required=True)
+    parser.add_argument("--onnx-converter", required=True)
     parser.add_argument("--image", required=True)
     parser.add_argument("--names", required=True)
     parser.add_argument("--workdir", required=True)
     parser.add_argument("--size", type=int, default=416)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--forwards", type=int, default=3)
-    parser.add_argument("--synthetic-info", default="",
-                        help="the JSON line of darknet-oracle synth-weights")
+    parser.add_argument("--load", type=int, default=0, help="competing busy processes during the rounds")
+    parser.add_argument("--log", default="", help="docs/bench-log.md to add the report to")
+    parser.add_argument("--synthetic-note", default="not used")
     parser.add_argument("--model", action="append", default=[],
-                        help="LABEL|CFG|WEIGHTS|ROUNDS|THRESH (repeat)")
+                        help="LABEL|CFG|WEIGHTS|ROUNDS|THRESH|DARKNET (DARKNET 1: Debian's darknet reads it)")
     args = parser.parse_args()
 
     started = datetime.datetime.now(datetime.timezone.utc)
     peers = Peers(args, args.workdir)
-    if not peers.swift_has_benchmark:
-        log("darknet-swift has no `benchmark` subcommand: falling back to detect's per-image time")
+    busy = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(args.load)]
     results = []
     try:
         for spec in args.model:
-            label, cfg, weights, rounds, thresh = spec.split("|")
-            log(f"{label}: {rounds} rounds of darknet-swift, darknet, OpenCV")
-            forward, whole = bench_model(peers, label, cfg, weights, int(rounds), thresh)
-            results.append((label, int(rounds), forward, whole))
+            label, cfg, weights, rounds, thresh, darknet = spec.split("|")
+            model = {"label": label, "source": cfg, "weights": weights, "rounds": int(rounds), "thresh": thresh,
+                     "darknet": darknet == "1" and bool(args.darknet)}
+            log(f"{label}: {rounds} rounds")
+            used, forward, whole = bench_model(peers, model)
+            results.append((label, (used, forward, whole, int(rounds))))
     except (RunError, OSError, ValueError, KeyError) as error:
         log(f"error: {error}")
         return 1
-    print(report(args, peers, results, started))
+    finally:
+        for process in busy:
+            process.kill()
+            process.wait()
+    text = report(args, peers, results, started)
+    print(text)
+    if args.log:
+        append_log(args.log, text, args)
+        log(f"added the report to {args.log}")
     return 0
 
 
