@@ -1,6 +1,5 @@
 import COpenBLAS
 import Dispatch
-import Synchronization
 
 /// The one place the engine calls BLAS: `C[m×n] = A[m×k] · B[k×n] (+ C when accumulate)`,
 /// all row-major and contiguous (darknet's `gemm(0,0,…)` as convolutions use it).
@@ -76,18 +75,13 @@ package enum GEMM {
         // The workers are done when `WorkerPool.run` returns, so the closure never escapes;
         // their parts are disjoint, so no two write the same element of C. Which worker runs a
         // part does not change its bits.
-        let next = Atomic<Int>(0)
         return withoutActuallyEscaping(epilogue) { epilogue in
             nonisolated(unsafe) let (epilogue, product) = (epilogue, product)
             return withUnsafeTemporaryAllocation(of: Double.self, capacity: workers) { seconds in
                 seconds.initialize(repeating: 0)
                 nonisolated(unsafe) let seconds = seconds
-                WorkerPool.shared.run(workers: workers) { worker in
-                    while true {
-                        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                        guard index < total else { return }
-                        seconds[worker] += product.run(index..<index + 1, worker: worker, epilogue, timed: timeEpilogue)
-                    }
+                WorkerPool.shared.run(pieces: total, workers: workers) { worker, index in
+                    seconds[worker] += product.run(index..<index + 1, worker: worker, epilogue, timed: timeEpilogue)
                 }
                 return seconds.reduce(0, +) / Double(workers)
             }

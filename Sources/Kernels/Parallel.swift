@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Runs `0..<count` on up to `threads` workers of the `WorkerPool`, so the Swift-side loops use
 /// the same cores as the GEMMs and never oversubscribe them. Runs `body(0..<count)` inline on
 /// one thread, or when the work is below `minimumWork` elements, where waking threads costs
@@ -29,17 +27,12 @@ package enum Parallel {
             return
         }
         let pieces = min(count, workers * piecesPerWorker)
-        let next = Atomic<Int>(0)
         // The pieces are disjoint and `WorkerPool.run` returns only when all are done, so the
         // caller's pointers stay valid and no two workers write the same element.
         withoutActuallyEscaping(body) { body in
             nonisolated(unsafe) let chunk = body
-            WorkerPool.shared.run(workers: workers) { worker in
-                while true {
-                    let piece = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                    guard piece < pieces else { return }
-                    chunk(worker, count * piece / pieces..<count * (piece + 1) / pieces)
-                }
+            WorkerPool.shared.run(pieces: pieces, workers: workers) { worker, piece in
+                chunk(worker, count * piece / pieces..<count * (piece + 1) / pieces)
             }
         }
     }

@@ -6,9 +6,16 @@ import Glibc
 import Darwin
 #endif
 
-/// The threads `Parallel` and `GEMM` run their workers on: the calling thread is worker 0 and
-/// persistent helper threads are the others (as many as the largest job so far asked for). A
-/// helper that finishes its share spins for `spinNanoseconds` waiting for the next job before it
+/// The threads `Parallel` and `GEMM` run their pieces on: the calling thread is worker 0 and
+/// persistent helper threads are the others (as many as the largest job so far asked for).
+///
+/// A job is `pieces` pieces of work. Every worker takes the next piece when it is done with
+/// one, and the job is over when every piece is done: a helper that has not started yet (asleep,
+/// or waiting for a core another process holds) is not waited for, and the caller does its share.
+/// Only a piece already taken is waited for, so work is cut into many small pieces; which worker
+/// runs a piece never changes a result (callers cut by shape, see `GEMM`).
+///
+/// A helper that finds no piece spins for `spinNanoseconds` waiting for the next job before it
 /// sleeps, so the back-to-back loops of a forward pass (three or so per convolution) start on
 /// every core at once; `DispatchQueue.concurrentPerform` woke its second worker several
 /// microseconds late, and a forward pass runs hundreds of such loops (docs/bench-log.md,
@@ -20,22 +27,48 @@ import Darwin
 final class WorkerPool: @unchecked Sendable {
     static let shared = WorkerPool()
 
+    /// Where job numbers wrap (`Ticket.epochMask`; tests pass a small one to wrap often).
+    private let epochMask: Int
+
+    init(epochMask: Int = Ticket.epochMask) {
+        precondition(epochMask > 0 && epochMask <= Ticket.epochMask)
+        self.epochMask = epochMask
+    }
+
     /// How long an idle helper waits for work before it sleeps: longer than the serial code
     /// between two loops of a forward pass, short enough that an idle process stops spinning
     /// at once.
     static let spinNanoseconds: UInt64 = 100_000
 
-    /// Bumped once per job; a helper runs a job when it sees a new value.
-    private let epoch = Atomic<Int>(0)
-    /// Helpers that have not finished the current job (every helper checks in, also those
-    /// beyond the job's `workers`, which have nothing to run).
-    private let running = Atomic<Int>(0)
+    /// Most pieces and most workers one job can have (the fields of `Ticket`).
+    static let maximumPieces = 0xFFFF, maximumWorkers = 511
+
+    /// The current job in one word, so that taking a piece is one compare-and-swap that fails
+    /// once the job is over: its number, workers, pieces and the next piece not yet taken.
+    struct Ticket {
+        var epoch, workers, pieces, next: Int
+        init(epoch: Int, workers: Int, pieces: Int, next: Int) {
+            (self.epoch, self.workers, self.pieces, self.next) = (epoch, workers, pieces, next)
+        }
+        /// Epochs wrap at 2²² jobs (the word stays positive); they are only compared for equality.
+        static let epochMask = 0x3F_FFFF
+        init(_ word: Int) {
+            (epoch, workers, pieces, next) = (word >> 41, word >> 32 & 511, word >> 16 & 0xFFFF, word & 0xFFFF)
+        }
+        var word: Int { epoch << 41 | workers << 32 | pieces << 16 | next }
+    }
+
+    private let ticket = Atomic<Int>(0)
+    /// Pieces of the current job that are finished.
+    private let done = Atomic<Int>(0)
     private let busy = Atomic<Bool>(false)
-    /// The current job (set before `epoch` is bumped, cleared after every helper is done).
-    nonisolated(unsafe) private var body: ((Int) -> Void)?
-    nonisolated(unsafe) private var workers = 0
+    /// The current job's body (set before its ticket is published, cleared after every piece is
+    /// done; read only by a worker holding one of its pieces).
+    nonisolated(unsafe) private var body: ((_ worker: Int, _ piece: Int) -> Void)?
     /// Only touched by the thread that holds `busy`.
     nonisolated(unsafe) private var helpers: [Helper] = []
+    /// The current job's number (wrapped to `epochMask`).
+    nonisolated(unsafe) private var epoch = 0
 
     private final class Helper: Sendable {
         /// True while the helper sleeps (or is about to) on `wake`; whoever resets it signals.
@@ -43,17 +76,27 @@ final class WorkerPool: @unchecked Sendable {
         let wake = DispatchSemaphore(value: 0)
     }
 
-    /// Runs `body(0)`, …, `body(workers − 1)` at the same time, `body(0)` on the calling thread,
-    /// and returns when all have returned.
-    func run(workers: Int, _ body: (Int) -> Void) {
-        guard workers > 1 else {
-            body(0)
+    /// Runs `body(worker, piece)` for every piece in `0..<pieces`, each exactly once, on up to
+    /// `workers` workers (the calling thread is worker 0; a worker runs one piece at a time), and
+    /// returns when all are done.
+    func run(pieces: Int, workers: Int, _ body: (_ worker: Int, _ piece: Int) -> Void) {
+        precondition(pieces <= Self.maximumPieces && workers <= Self.maximumWorkers,
+                     "WorkerPool.run: \(pieces) pieces on \(workers) workers")
+        guard workers > 1, pieces > 1 else {
+            for piece in 0..<pieces { body(0, piece) }
             return
         }
         guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            let next = Atomic<Int>(0)
             withoutActuallyEscaping(body) { body in
                 nonisolated(unsafe) let body = body
-                DispatchQueue.concurrentPerform(iterations: workers) { body($0) }
+                DispatchQueue.concurrentPerform(iterations: min(workers, pieces)) { worker in
+                    while true {
+                        let piece = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                        guard piece < pieces else { return }
+                        body(worker, piece)
+                    }
+                }
             }
             return
         }
@@ -61,15 +104,16 @@ final class WorkerPool: @unchecked Sendable {
         while helpers.count < workers - 1 { startHelper() }
         withoutActuallyEscaping(body) { body in
             self.body = body
-            self.workers = workers
-            running.store(helpers.count, ordering: .relaxed)
-            epoch.add(1, ordering: .sequentiallyConsistent)
-            for helper in helpers where helper.sleeping.exchange(false, ordering: .sequentiallyConsistent) {
+            epoch = (epoch + 1) & epochMask
+            done.store(0, ordering: .relaxed)
+            ticket.store(Ticket(epoch: epoch, workers: workers, pieces: pieces, next: 0).word,
+                         ordering: .sequentiallyConsistent)
+            for helper in helpers.prefix(workers - 1) where helper.sleeping.exchange(false, ordering: .sequentiallyConsistent) {
                 helper.wake.signal()
             }
-            body(0)
+            takePieces(worker: 0, epoch: epoch)
             var spins = 0
-            while running.load(ordering: .acquiring) > 0 {
+            while done.load(ordering: .acquiring) < pieces {
                 spins += 1
                 if spins % 64 == 0 { sched_yield() }
             }
@@ -77,11 +121,29 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
+    /// Runs pieces of job `epoch` until none is left (or the job is another one).
+    private func takePieces(worker: Int, epoch: Int) {
+        var word = ticket.load(ordering: .acquiring)
+        while true {
+            let job = Ticket(word)
+            guard job.epoch == epoch, worker < job.workers, job.next < job.pieces else { return }
+            let (taken, current) = ticket.compareExchange(expected: word, desired: word + 1, ordering: .acquiringAndReleasing)
+            guard taken else {
+                word = current
+                continue
+            }
+            // Holding a piece of this job: the job cannot end, so `body` is its body.
+            body!(worker, job.next)
+            done.add(1, ordering: .releasing)
+            word = ticket.load(ordering: .acquiring)
+        }
+    }
+
     /// Starts helper number `helpers.count + 1`, waiting for jobs after the current epoch.
     private func startHelper() {
         let helper = Helper()
         let index = helpers.count + 1
-        let seen = epoch.load(ordering: .acquiring)
+        let seen = Ticket(ticket.load(ordering: .acquiring)).epoch
         helpers.append(helper)
         let start = HelperStart(pool: self, helper: helper, index: index, seen: seen)
         var thread = pthread_t()
@@ -105,18 +167,17 @@ final class WorkerPool: @unchecked Sendable {
         var seen = seen
         while true {
             seen = waitForJob(helper, after: seen)
-            if index < workers { body!(index) }
-            running.subtract(1, ordering: .releasing)
+            takePieces(worker: index, epoch: seen)
         }
     }
 
-    /// Spins until `epoch` passes `seen`, then sleeps on `wake` until `run` resets `sleeping`
-    /// and signals. Returns the new epoch.
+    /// Spins until the ticket's epoch is no longer `seen`, then sleeps on `wake` until `run`
+    /// resets `sleeping` and signals. Returns the new epoch.
     private func waitForJob(_ helper: Helper, after seen: Int) -> Int {
         var start: UInt64 = 0
         var spins = 0
         while true {
-            let current = epoch.load(ordering: .acquiring)
+            let current = Ticket(ticket.load(ordering: .acquiring)).epoch
             if current != seen { return current }
             spins += 1
             guard spins % 64 == 0 else { continue }
@@ -126,11 +187,11 @@ final class WorkerPool: @unchecked Sendable {
                 sched_yield()
                 continue
             }
-            // Sleep. `run` bumps `epoch` and then resets `sleeping`; here `sleeping` is set and
-            // then `epoch` read again (both sequentially consistent), so one of the two sees
-            // the other and the job is never missed.
+            // Sleep. `run` publishes the ticket and then resets `sleeping`; here `sleeping` is
+            // set and then the ticket read again (both sequentially consistent), so one of the
+            // two sees the other and the job is never missed.
             helper.sleeping.store(true, ordering: .sequentiallyConsistent)
-            let again = epoch.load(ordering: .sequentiallyConsistent)
+            let again = Ticket(ticket.load(ordering: .sequentiallyConsistent)).epoch
             if again != seen {
                 // A job came meanwhile: take `sleeping` back, or take the signal `run` sends.
                 if !helper.sleeping.exchange(false, ordering: .sequentiallyConsistent) { helper.wake.wait() }

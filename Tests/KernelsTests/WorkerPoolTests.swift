@@ -4,10 +4,11 @@ import Foundation
 import Synchronization
 import XCTest
 
-/// `WorkerPool` runs each worker of a job exactly once, worker 0 on the caller, the others on
-/// helper threads that spin and then sleep between jobs: back-to-back jobs, jobs after the
-/// helpers fell asleep, jobs from two threads at once and nested jobs must all complete. Each
-/// scenario runs on a watchdog thread, so a lost wake-up fails the test instead of hanging it.
+/// `WorkerPool` runs each piece of a job exactly once, on a worker below the job's `workers`,
+/// worker 0 being the caller; helpers spin and then sleep between jobs: back-to-back jobs, jobs
+/// after the helpers fell asleep, jobs from two threads at once, nested jobs and wrapped job
+/// numbers must all complete. Each scenario runs on a watchdog thread, so a lost wake-up fails
+/// the test instead of hanging it.
 final class WorkerPoolTests: XCTestCase {
     /// Runs `body` on another thread and fails if it has not returned after `seconds`.
     private func withinDeadline(_ seconds: Double, _ name: String, _ body: @escaping @Sendable () -> Void) {
@@ -19,28 +20,48 @@ final class WorkerPoolTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + seconds), .success, "\(name): a job never completed")
     }
 
-    /// One job of `workers`: each index must run once, index 0 on the calling thread.
-    private static func check(_ pool: WorkerPool, workers: Int) -> Bool {
-        // Each worker writes only its own element; the pool's join orders the writes before the check.
-        let hits = UnsafeMutableBufferPointer<Int>.allocate(capacity: workers)
-        defer { hits.deallocate() }
+    /// One job of `pieces` on `workers`: each piece must run once, on a worker below `workers`,
+    /// and worker 0's pieces on the calling thread.
+    private static func check(_ pool: WorkerPool, pieces: Int, workers: Int) -> Bool {
+        // Each piece writes only its own elements; the pool's join orders the writes before the check.
+        let hits = UnsafeMutableBufferPointer<Int>.allocate(capacity: pieces)
+        let ranBy = UnsafeMutableBufferPointer<Int>.allocate(capacity: pieces)
+        defer { hits.deallocate(); ranBy.deallocate() }
         hits.initialize(repeating: 0)
-        nonisolated(unsafe) let h = hits
-        let onCaller = Atomic<Bool>(false)
+        nonisolated(unsafe) let (h, r) = (hits, ranBy)
+        let offCaller = Atomic<Int>(0)
         let caller = pthread_self()
-        pool.run(workers: workers) { worker in
-            h[worker] += 1
-            if worker == 0 { onCaller.store(pthread_equal(pthread_self(), caller) != 0, ordering: .relaxed) }
+        pool.run(pieces: pieces, workers: workers) { worker, piece in
+            h[piece] += 1
+            r[piece] = worker
+            if worker == 0, pthread_equal(pthread_self(), caller) == 0 { offCaller.add(1, ordering: .relaxed) }
         }
-        return hits.allSatisfy { $0 == 1 } && onCaller.load(ordering: .relaxed)
+        return hits.allSatisfy { $0 == 1 } && ranBy.allSatisfy { $0 >= 0 && $0 < workers }
+            && offCaller.load(ordering: .relaxed) == 0
     }
 
-    func testBackToBackJobsRunEveryWorkerOnce() {
+    func testBackToBackJobsRunEveryPieceOnce() {
         withinDeadline(60, "back to back") {
             let pool = WorkerPool()
             for job in 0..<20_000 {
                 let workers = [2, 2, 3, 2, 8, 1][job % 6]
-                if !Self.check(pool, workers: workers) { XCTFail("job \(job) of \(workers) workers"); return }
+                let pieces = [1, 2, 3, 16, 64, 7, 200][job % 7]
+                if !Self.check(pool, pieces: pieces, workers: workers) {
+                    XCTFail("job \(job): \(pieces) pieces on \(workers) workers")
+                    return
+                }
+            }
+        }
+    }
+
+    /// Job numbers wrap every 4 jobs here: a helper that slept through a multiple of 4 jobs
+    /// sees its old number again and must still find the work (or leave it to the others).
+    func testWrappedJobNumbers() {
+        withinDeadline(60, "wrapped") {
+            let pool = WorkerPool(epochMask: 3)
+            for job in 0..<20_000 {
+                if job % 500 == 0 { usleep(UInt32(WorkerPool.spinNanoseconds / 1000) * 2) }
+                if !Self.check(pool, pieces: 1 + job % 9, workers: 2 + job % 3) { XCTFail("job \(job)"); return }
             }
         }
     }
@@ -51,7 +72,7 @@ final class WorkerPoolTests: XCTestCase {
             let pool = WorkerPool()
             for job in 0..<200 {
                 usleep(UInt32(WorkerPool.spinNanoseconds / 1000) * UInt32(1 + job % 3))
-                if !Self.check(pool, workers: 2 + job % 2) { XCTFail("job \(job)"); return }
+                if !Self.check(pool, pieces: 8, workers: 2 + job % 2) { XCTFail("job \(job)"); return }
             }
         }
     }
@@ -62,16 +83,18 @@ final class WorkerPoolTests: XCTestCase {
         let failures = Atomic<Int>(0)
         withinDeadline(60, "concurrent") {
             DispatchQueue.concurrentPerform(iterations: 2) { _ in
-                for _ in 0..<2000 where !Self.check(pool, workers: 2) { failures.add(1, ordering: .relaxed) }
+                for job in 0..<2000 where !Self.check(pool, pieces: 1 + job % 20, workers: 2) {
+                    failures.add(1, ordering: .relaxed)
+                }
             }
         }
         withinDeadline(60, "nested") {
             for _ in 0..<500 {
                 let inner = Atomic<Int>(0)
-                pool.run(workers: 2) { _ in
-                    pool.run(workers: 3) { _ in inner.add(1, ordering: .relaxed) }
+                pool.run(pieces: 4, workers: 2) { _, _ in
+                    pool.run(pieces: 5, workers: 3) { _, _ in inner.add(1, ordering: .relaxed) }
                 }
-                if inner.load(ordering: .relaxed) != 6 { failures.add(1, ordering: .relaxed) }
+                if inner.load(ordering: .relaxed) != 20 { failures.add(1, ordering: .relaxed) }
             }
         }
         XCTAssertEqual(failures.load(ordering: .relaxed), 0)
