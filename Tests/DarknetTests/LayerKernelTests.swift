@@ -60,7 +60,7 @@ final class MaxpoolTests: XCTestCase {
     }
 
     func testFastMatchesReference() {
-        // The interior fast paths (8 windows at a time for 2×2/2) and channel split against the
+        // The fast paths (8 windows at a time for 2×2/2, row and column passes for larger windows at stride 1) and channel split against the
         // checked loop, bit for bit, on odd shapes: strides 1–3, padding 0 to 4 (odd padding puts the extra cell bottom-right),
         // width 1, windows larger than the image, and a plane big enough to be split across workers.
         struct Case { var channels, height, width, size, stride, padding: Int }
@@ -72,6 +72,10 @@ final class MaxpoolTests: XCTestCase {
             Case(channels: 3, height: 8, width: 35, size: 2, stride: 2, padding: 0),  // 8-window runs and a tail
             Case(channels: 32, height: 13, width: 13, size: 2, stride: 1, padding: 1),
             Case(channels: 4, height: 13, width: 13, size: 13, stride: 1, padding: 12),
+            // The SPP pools (stride 1, "same" padding), column passes 8 wide with tails: 5×5, 9×9, 13×13.
+            Case(channels: 3, height: 30, width: 37, size: 5, stride: 1, padding: 4),
+            Case(channels: 2, height: 21, width: 41, size: 9, stride: 1, padding: 8),
+            Case(channels: 2, height: 26, width: 45, size: 13, stride: 1, padding: 12),
         ]
         for size in 1...4 {
             for stride in 1...3 {
@@ -87,21 +91,26 @@ final class MaxpoolTests: XCTestCase {
                 let inputShape = TensorShape(channels: c.channels, height: c.height, width: c.width)
                 guard let outputShape = pool.outputShape(input: inputShape) else { XCTFail("\(c) has no output"); continue }
                 // Negative values too, so a skipped out-of-image tap (never 0) would show; some NaNs
-                // (skipped by `>`) and signed zeros (the first of equal values is kept).
+                // (skipped by `>`) and signed zeros (the first of equal values is kept: in the odd
+                // channels every other value is negative, so a window's max is often a zero).
+                let plane = inputShape.height * inputShape.width
                 let input = (0..<inputShape.count).map { i -> Float in
                     switch i % 37 {
                     case 5: return .nan
                     case 11: return -0.0
                     case 12: return 0.0
-                    default: return generator.uniform(-2, 1)
+                    default: return i / plane % 2 == 1 ? generator.uniform(-2, -0.5) : generator.uniform(-2, 1)
                     }
                 }
                 var fast = [Float](repeating: .nan, count: outputShape.count)
                 var reference = [Float](repeating: .nan, count: outputShape.count)
+                var scratch = [Float](repeating: .nan, count: pool.scratchCount(input: inputShape, output: outputShape, threads: threads))
                 input.withUnsafeBufferPointer { i in
-                    fast.withUnsafeMutableBufferPointer {
-                        pool.forward(input: i.baseAddress!, inputShape: inputShape, output: $0.baseAddress!, outputShape: outputShape,
-                                     threads: threads)
+                    fast.withUnsafeMutableBufferPointer { o in
+                        scratch.withUnsafeMutableBufferPointer {
+                            pool.forward(input: i.baseAddress!, inputShape: inputShape, output: o.baseAddress!, outputShape: outputShape,
+                                         threads: threads, scratch: $0.baseAddress)
+                        }
                     }
                     reference.withUnsafeMutableBufferPointer {
                         pool.forwardReference(input: i.baseAddress!, inputShape: inputShape, output: $0.baseAddress!, outputShape: outputShape)

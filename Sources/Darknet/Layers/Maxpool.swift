@@ -94,15 +94,40 @@ public struct Maxpool: Sendable, Hashable {
         }
     }
 
-    /// The fast path: channels split across up to `threads` workers; inside each plane, output
-    /// positions whose whole window lies in the image (the interior) take the max over
-    /// `size × size` taps without bounds checks, and only the border uses the checked loop.
+    /// True for windows larger than 2×2 at stride 1 (the SPP pools), which `forward` runs as a
+    /// row pass and a column pass (`PoolWindows.maxPool`) in `scratchCount` floats of scratch.
+    var isSeparable: Bool { depthChannels == nil && size > 2 && stride == 1 && strideY == 1 }
+
+    /// Scratch floats `forward` needs for `inputShape`'s planes on up to `threads` workers (0
+    /// unless `isSeparable`).
+    func scratchCount(input: TensorShape, output: TensorShape, threads: Int) -> Int {
+        guard isSeparable else { return 0 }
+        return min(threads, output.channels) * PoolWindows.scratchCount(height: input.height, outWidth: output.width)
+    }
+
+    /// The fast path: channels split across up to `threads` workers. Separable pools
+    /// (`isSeparable`) go through `PoolWindows.maxPool` in `scratch` (`scratchCount` floats). In
+    /// the others, output positions whose whole window lies in the image (the interior) take the
+    /// max over `size × size` taps without bounds checks (8 at a time for 2×2/2), and only the
+    /// border uses the checked loop.
     /// Same values as `forwardReference`, bit for bit (same taps, same order, same `>`).
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>, outputShape: TensorShape,
-                 threads: Int) {
+                 threads: Int, scratch: UnsafeMutablePointer<Float>? = nil) {
         let offset = -padding / 2
         let (height, width) = (inputShape.height, inputShape.width)
         let (outHeight, outWidth) = (outputShape.height, outputShape.width)
+        if isSeparable {
+            guard let scratch else { preconditionFailure("Maxpool.forward: a \(size)×\(size)/1 pool needs scratch") }
+            let size = self.size, perWorker = PoolWindows.scratchCount(height: height, outWidth: outWidth)
+            Parallel.forWorkers(of: outputShape.channels, work: outputShape.count * size * 2, threads: threads) { worker, channels in
+                for c in channels {
+                    PoolWindows.maxPool(input + c * height * width, height: height, width: width, size: size, offset: offset,
+                                        outHeight: outHeight, outWidth: outWidth, scratch: scratch + worker * perWorker,
+                                        into: output + c * outHeight * outWidth)
+                }
+            }
+            return
+        }
         // Window of output (oy, ox) covers rows offset + oy·stride ..< + size: inside the image
         // for oy in interiorY (likewise x), found from the definition so any offset works.
         let interiorY = interior(offset: offset, extent: height, outputs: outHeight, stride: strideY)
@@ -225,7 +250,9 @@ extension Maxpool: LayerType {
     }
 
     func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
-        depthChannels == nil ? 0 : LayerRun.eachImageCount(layer, batch: batch)
+        guard depthChannels == nil else { return LayerRun.eachImageCount(layer, batch: batch) }
+        let planes = { (shape: TensorShape) in TensorShape(channels: shape.channels * batch, height: shape.height, width: shape.width) }
+        return scratchCount(input: planes(layer.input), output: planes(layer.output), threads: kernels.threads)
     }
 
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
@@ -233,7 +260,7 @@ extension Maxpool: LayerType {
             run.eachImage { forwardDepth(input: $0, inputShape: run.layer.input, output: $1, outChannels: outChannels) }
         } else {
             forward(input: run.input, inputShape: run.planes(run.layer.input), output: run.output,
-                    outputShape: run.planes(run.layer.output), threads: run.threads)
+                    outputShape: run.planes(run.layer.output), threads: run.threads, scratch: run.workspace)
         }
     }
 }
