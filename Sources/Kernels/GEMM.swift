@@ -60,8 +60,11 @@ package enum GEMM {
                    timeEpilogue: timeEpilogue, epilogue: epilogue)
     }
 
-    /// Columns of B a worker packs at a time in `multiplyPacked` (a multiple of every kernel's unroll).
-    static let packedColumnBlock = 64
+    /// Columns of B a worker packs at a time in `multiplyPacked` (a multiple of every kernel's
+    /// unroll): 128 columns of one K block fill half a core's L2 at most, and each of B's rows is
+    /// read in 512-byte runs (1×1 layers at 104×104 ran 8–12% faster than with 64; 256 gained
+    /// nothing more, docs/bench-log.md).
+    static let packedColumnBlock = 128
 
     /// Scratch floats one worker of `multiplyPacked` uses: a block of columns, one K block deep.
     package static func packedScratchCount(k: Int) -> Int { packedColumnBlock * min(k, PackedGEMM.kBlock) }

@@ -77,7 +77,7 @@ final class PackedGEMMTests: XCTestCase {
         XCTAssertTrue(runs[0].map(\.bitPattern) == runs[1].map(\.bitPattern))
     }
 
-    /// `GEMM.multiplyPacked` (weights packed once, B packed by each worker in blocks of 64
+    /// `GEMM.multiplyPacked` (weights packed once, B packed by each worker in blocks of `packedColumnBlock`
     /// columns): the naive product's values on odd shapes (K across blocks, shapes cut by rows
     /// and by columns, one part and several), the same bits on 1, 2, 3 and 8 workers, each
     /// segment the bits it gets alone, and the epilogue once on every element after its product.
