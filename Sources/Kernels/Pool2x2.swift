@@ -30,6 +30,21 @@ package enum Pool2x2 {
         UnsafeMutableRawPointer(out).storeBytes(of: best, as: SIMD8<Float>.self)
     }
 
+    /// Eight stride-1 windows side by side (the 2×2/1 pool before yolov3-tiny's last 3×3 layer):
+    /// each row's taps at `x` and `x + 1`. Lane by lane the comparisons of `maxOfWindow`, so
+    /// the same bits.
+    @inline(__always)
+    package static func maxOf8AdjacentWindows(_ window: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>) {
+        @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self) }
+        let (a, b, c, d) = (load(window), load(window + 1), load(window + width), load(window + width + 1))
+        var best = SIMD8<Float>(repeating: -Float.greatestFiniteMagnitude)
+        best.replace(with: a, where: a .> best)
+        best.replace(with: b, where: b .> best)
+        best.replace(with: c, where: c .> best)
+        best.replace(with: d, where: d .> best)
+        UnsafeMutableRawPointer(out).storeBytes(of: best, as: SIMD8<Float>.self)
+    }
+
     /// One output row of a stride-2 pool from two input rows, `rows` and `rows + width`
     /// (`width` even).
     package static func poolRows(_ rows: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>) {

@@ -60,7 +60,7 @@ final class MaxpoolTests: XCTestCase {
     }
 
     func testFastMatchesReference() {
-        // The fast paths (8 windows at a time for 2×2/2, row and column passes for larger windows at stride 1) and channel split against the
+        // The fast paths (8 windows at a time for 2×2 at stride 2 or 1, row and column passes for larger windows at stride 1) and channel split against the
         // checked loop, bit for bit, on odd shapes: strides 1–3, padding 0 to 4 (odd padding puts the extra cell bottom-right),
         // width 1, windows larger than the image, and a plane big enough to be split across workers.
         struct Case { var channels, height, width, size, stride, padding: Int }
@@ -71,6 +71,7 @@ final class MaxpoolTests: XCTestCase {
             Case(channels: 64, height: 52, width: 52, size: 2, stride: 2, padding: 1),
             Case(channels: 3, height: 8, width: 35, size: 2, stride: 2, padding: 0),  // 8-window runs and a tail
             Case(channels: 32, height: 13, width: 13, size: 2, stride: 1, padding: 1),
+            Case(channels: 3, height: 6, width: 37, size: 2, stride: 1, padding: 1),  // 2×2/1: 8-window runs and a tail
             Case(channels: 4, height: 13, width: 13, size: 13, stride: 1, padding: 12),
             // The SPP pools (stride 1, "same" padding), column passes 8 wide with tails: 5×5, 9×9, 13×13.
             Case(channels: 3, height: 30, width: 37, size: 5, stride: 1, padding: 4),

@@ -108,7 +108,7 @@ public struct Maxpool: Sendable, Hashable {
     /// The fast path: channels split across up to `threads` workers. Separable pools
     /// (`isSeparable`) go through `PoolWindows.maxPool` in `scratch` (`scratchCount` floats). In
     /// the others, output positions whose whole window lies in the image (the interior) take the
-    /// max over `size × size` taps without bounds checks (8 at a time for 2×2/2), and only the
+    /// max over `size × size` taps without bounds checks (8 at a time for 2×2 at stride 2 or 1), and only the
     /// border uses the checked loop.
     /// Same values as `forwardReference`, bit for bit (same taps, same order, same `>`).
     func forward(input: UnsafePointer<Float>, inputShape: TensorShape, output: UnsafeMutablePointer<Float>, outputShape: TensorShape,
@@ -149,11 +149,17 @@ public struct Maxpool: Sendable, Hashable {
                     let top = plane + (offset + oy * strideY) * width + offset
                     if size == 2 {
                         // yolov3-tiny's 2×2 pools, unrolled: the same four taps in the same order,
-                        // 8 outputs at a time when the stride is 2 (`maxOf8Windows`).
+                        // 8 outputs at a time when the stride is 2 or 1 (`maxOf8Windows`,
+                        // `maxOf8AdjacentWindows`).
                         var first = interiorX.lowerBound
                         if stride == 2 {
                             while first + 8 <= interiorX.upperBound {
                                 Pool2x2.maxOf8Windows(top + first * 2, width: width, into: outRow + first)
+                                first += 8
+                            }
+                        } else if stride == 1 {
+                            while first + 8 <= interiorX.upperBound {
+                                Pool2x2.maxOf8AdjacentWindows(top + first, width: width, into: outRow + first)
                                 first += 8
                             }
                         }
