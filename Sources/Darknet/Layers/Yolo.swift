@@ -95,12 +95,22 @@ public struct Yolo: Sendable, Hashable {
             return
         }
         // The logistic reads the input and writes the output: no copy first, but for w and h.
-        for n in 0..<head.mask.count {
-            let (from, base) = (input + n * entries * plane, output + n * entries * plane)
-            Logistic.apply(from, base, count: 2 * plane, threads: threads)
-            scale(base, count: 2 * plane)
-            (base + 2 * plane).update(from: from + 2 * plane, count: 2 * plane)
-            Logistic.apply(from + 4 * plane, base + 4 * plane, count: (1 + head.classes) * plane, threads: threads)
+        // One job for the whole head, cut anywhere (each element's bits are the same whoever
+        // computes it): per anchor, x and y (then scaled), w and h copied, objectness and classes.
+        let anchor = entries * plane
+        Parallel.forChunks(of: head.mask.count * anchor, work: head.mask.count * anchor * 4, threads: threads) { range in
+            var i = range.lowerBound
+            while i < range.upperBound {
+                let start = i / anchor * anchor, offset = i - start
+                let end = min(range.upperBound, start + (offset < 2 * plane ? 2 * plane : offset < 4 * plane ? 4 * plane : anchor))
+                if offset >= 2 * plane && offset < 4 * plane {
+                    (output + i).update(from: input + i, count: end - i)
+                } else {
+                    Logistic.serial(input + i, output + i, count: end - i)
+                    if offset < 2 * plane { scale(output + i, count: end - i) }
+                }
+                i = end
+            }
         }
     }
 
