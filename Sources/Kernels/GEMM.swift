@@ -60,6 +60,26 @@ package enum GEMM {
                    timeEpilogue: timeEpilogue, epilogue: epilogue)
     }
 
+    /// `multiply` with OpenBLAS's direct kernel (`PackedGEMM.multiplyDirect`) on plain operands:
+    /// the same parts, each multiplied `directColumnBlock` columns at a time straight from B into
+    /// C (nothing packed, C not zeroed first) and finished while that block is in cache. A part
+    /// too narrow for the kernel (`PackedGEMM.runsDirect`) goes through `cblas_sgemm`.
+    @discardableResult
+    package static func multiplyDirect(_ direct: PackedGEMM.DirectFunction, m: Int, n: Int, k: Int,
+                                       a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
+                                       c: UnsafeMutablePointer<Float>, ldc: Int, segments: Int = 1, threads: Int,
+                                       timeEpilogue: Bool = false, epilogue: RowEpilogue = { _, _, _ in }) -> Double {
+        precondition(segments >= 1 && n % segments == 0, "GEMM.multiplyDirect: \(n) columns in \(segments) equal segments")
+        var product = Product(m: m, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: false,
+                              width: n / segments, cut: parts(m: m, n: n / segments, k: k), packed: nil)
+        product.direct = direct
+        return run(product, segments: segments, threads: threads, timeEpilogue: timeEpilogue, epilogue: epilogue)
+    }
+
+    /// Columns `multiplyDirect` multiplies and finishes at a time (a last piece narrower than
+    /// 16 joins the one before it, so every call has 16 columns or the whole part).
+    static let directColumnBlock = 128
+
     /// Columns of B a worker packs at a time in `multiplyPacked` (a multiple of every kernel's
     /// unroll): 128 columns of one K block fill half a core's L2 at most, and each of B's rows is
     /// read in 512-byte runs (1×1 layers at 104×104 ran 8–12% faster than with 64; 256 gained
@@ -104,6 +124,8 @@ package enum GEMM {
         var cut: (byRows: Bool, count: Int)
         /// For `multiplyPacked`: A is packed, and each worker packs B's columns into its scratch.
         var packed: (kernel: PackedGEMM.Kernel, scratch: UnsafeMutablePointer<Float>)?
+        /// For `multiplyDirect`: both operands plain, multiplied by OpenBLAS's direct kernel.
+        var direct: PackedGEMM.DirectFunction?
 
         /// Part `index` (segment `index / cut.count`, piece `index % cut.count`): its rows and columns of C.
         func part(_ index: Int) -> (rows: Range<Int>, columns: Range<Int>) {
@@ -120,6 +142,18 @@ package enum GEMM {
             var seconds = 0.0
             for index in indices {
                 let (rows, columns) = part(index)
+                if let direct, PackedGEMM.runsDirect(columns: columns.count, k: k) {
+                    var first = columns.lowerBound
+                    while first < columns.upperBound {
+                        let end = columns.upperBound - first < GEMM.directColumnBlock + 16
+                            ? columns.upperBound : first + GEMM.directColumnBlock
+                        PackedGEMM.multiplyDirect(direct, weights: a, ldw: lda, rows: rows, b: b, ldb: ldb,
+                                                  columns: first..<end, k: k, c: c, ldc: ldc)
+                        seconds += finish(rows: rows, columns: first..<end, epilogue, timed: timed)
+                        first = end
+                    }
+                    continue
+                }
                 guard let (kernel, scratch) = packed else {
                     GEMM.serial(m: rows.count, n: columns.count, k: k, a: a + rows.lowerBound * lda, lda: lda,
                                 b: b + columns.lowerBound, ldb: ldb, c: c + rows.lowerBound * ldc + columns.lowerBound,

@@ -37,11 +37,14 @@ package enum Im2colBands {
     /// Every band of every image: `input` (`g.channels` planes a image) → `output` (`g.filters`
     /// planes), `weights` `filters × k`, each finished row of a band through `epilogue`; with
     /// `pooled` (a 2×2 stride-2 pool of the output, `bandRows` even) each pair of finished rows
-    /// is also pooled into it. Returns the workers' mean seconds in im2col and in the epilogue
-    /// when `timed`, else 0.
+    /// is also pooled into it. Each band's product is OpenBLAS's direct kernel when `direct` is
+    /// given (the band and the weights read where they lie, the output written without being
+    /// zeroed first), else one `cblas_sgemm`. Returns the workers' mean seconds in im2col and in
+    /// the epilogue when `timed`, else 0.
     package static func forward(_ g: ConvolutionGeometry, input: TensorView, images: Int, weights: UnsafePointer<Float>,
                                 output: MutableTensorView, epilogue: Epilogue, pooled: MutableTensorView?, bandRows: Int,
-                                workspace: UnsafeMutablePointer<Float>, threads: Int, timed: Bool)
+                                workspace: UnsafeMutablePointer<Float>, direct: PackedGEMM.DirectFunction? = nil,
+                                threads: Int, timed: Bool)
         -> (im2col: Double, epilogue: Double) {
         let bands = (g.outHeight + bandRows - 1) / bandRows
         let perWorker = g.k * bandRows * g.outWidth
@@ -62,8 +65,13 @@ package enum Im2colBands {
                                           channelStride: input.channelStride, into: scratch)
                     let unfolded = timed ? ProfileClock.now() : 0
                     let c = output.plane(image: image, channel: 0) + rows.lowerBound * g.outWidth
-                    GEMM.serial(m: g.filters, n: columns, k: g.k, a: weights, lda: g.k, b: scratch,
-                                ldb: columns, c: c, ldc: output.channelStride)
+                    if let direct, PackedGEMM.runsDirect(columns: columns, k: g.k) {
+                        PackedGEMM.multiplyDirect(direct, weights: weights, ldw: g.k, rows: 0..<g.filters, b: scratch,
+                                                  ldb: columns, columns: 0..<columns, k: g.k, c: c, ldc: output.channelStride)
+                    } else {
+                        GEMM.serial(m: g.filters, n: columns, k: g.k, a: weights, lda: g.k, b: scratch,
+                                    ldb: columns, c: c, ldc: output.channelStride)
+                    }
                     let multiplied = timed ? ProfileClock.now() : 0
                     for filter in 0..<g.filters {
                         let row = c + filter * output.channelStride

@@ -30,6 +30,11 @@ import Darwin
 /// `k0 · rows + r · kk`; likewise columns with `unrollM`. So a piece of rows or columns starting
 /// at a multiple of the unroll is one pointer into the packed data.
 ///
+/// Products whose weights would serve few columns, or whose inputs are short (1×1 layers of
+/// few filters and channels, the first layer's bands), gain little from packing: there OpenBLAS's
+/// small-matrix kernel with β = 0 (`Kernel.direct`, AVX-512 cores) multiplies the plain operands
+/// where they lie and writes C without it being zeroed first (`multiplyDirect`).
+///
 /// Where OpenBLAS lacks these symbols (a build without per-core kernels, another BLAS) or the
 /// core is not one whose unrolls are known here, or the self-check fails, `kernel` is nil and
 /// the engine calls `cblas_sgemm` instead. `GEMM.reference` is the naive product every use is
@@ -42,6 +47,9 @@ package enum PackedGEMM {
     typealias KernelFunction = @convention(c) (Int, Int, Int, Float, UnsafePointer<Float>?, UnsafePointer<Float>?,
                                                 UnsafeMutablePointer<Float>?, Int) -> Int32
     typealias CopyFunction = @convention(c) (Int, Int, UnsafePointer<Float>?, Int, UnsafeMutablePointer<Float>?) -> Int32
+    /// `direct(M, N, K, A, lda, alpha, B, ldb, C, ldc)`: C (column-major M×N) = alpha·A·B, all plain column-major.
+    package typealias DirectFunction = @convention(c) (Int, Int, Int, UnsafePointer<Float>?, Int, Float,
+                                                       UnsafePointer<Float>?, Int, UnsafeMutablePointer<Float>?, Int) -> Int32
 
     /// One core's kernel and copies.
     package struct Kernel: @unchecked Sendable, CustomStringConvertible {
@@ -55,9 +63,16 @@ package enum PackedGEMM {
         var packRowsCopy: CopyFunction
         var unrollM: Int
         var unrollN: Int
+        /// OpenBLAS's small-matrix kernel with β = 0 (`sgemm_small_kernel_b0_nn_…`, AVX-512 cores
+        /// only), which reads both plain operands where they lie and writes C without reading it
+        /// (`multiplyDirect`); nil where the core has none or it failed its self-check.
+        package var direct: DirectFunction?
 
-        /// `sgemm_kernel_COOPERLAKE (16×4)`: the symbol and its register block.
-        package var description: String { "sgemm_kernel_\(core) (\(unrollM)×\(unrollN))" }
+        /// `sgemm_kernel_COOPERLAKE (16×4)`, and `sgemm_small_kernel_b0_nn_COOPERLAKE` when there
+        /// is a direct routine: the symbols and the packed kernel's register block.
+        package var description: String {
+            "sgemm_kernel_\(core) (\(unrollM)×\(unrollN))" + (direct == nil ? "" : ", sgemm_small_kernel_b0_nn_\(core)")
+        }
     }
 
     /// The register-block sizes of the sgemm kernels this type drives (OpenBLAS 0.3.21's
@@ -80,7 +95,8 @@ package enum PackedGEMM {
 
     /// The kernel of the core OpenBLAS picked, checked against `cblas_sgemm` once; nil when not available.
     package static let kernel: Kernel? = {
-        guard let found = resolve(core: GEMM.coreName), selfCheck(found) else { return nil }
+        guard var found = resolve(core: GEMM.coreName), selfCheck(found) else { return nil }
+        if found.direct != nil && !selfCheckDirect(found) { found.direct = nil }
         return found
     }()
 
@@ -92,10 +108,40 @@ package enum PackedGEMM {
         guard let kernel = dlsym(everywhere, "sgemm_kernel_" + suffix),
               let itcopy = dlsym(everywhere, "sgemm_itcopy_" + suffix),
               let oncopy = dlsym(everywhere, "sgemm_oncopy_" + suffix) else { return nil }
+        let direct = dlsym(everywhere, "sgemm_small_kernel_b0_nn_" + suffix)
         return Kernel(core: suffix, kernel: unsafeBitCast(kernel, to: KernelFunction.self),
                       packColumnsCopy: unsafeBitCast(itcopy, to: CopyFunction.self),
                       packRowsCopy: unsafeBitCast(oncopy, to: CopyFunction.self),
-                      unrollM: unroll.m, unrollN: unroll.n)
+                      unrollM: unroll.m, unrollN: unroll.n, direct: direct.map { unsafeBitCast($0, to: DirectFunction.self) })
+    }
+
+    /// True when `multiplyDirect` takes a product of `columns` columns `k` deep. OpenBLAS's small
+    /// kernel sums each element in one FMA chain, k in order, in blocks of 16 columns (the last
+    /// one masked), except for a last block of at most 8 columns when `k` ≥ 32, which it sums as
+    /// dot products (another order) in a buffer it allocates: `multiplyDirect` then recomputes
+    /// the last 16 columns instead, which needs 16 columns in all.
+    package static func runsDirect(columns: Int, k: Int) -> Bool { columns > 8 || k < 32 }
+
+    /// `C[rows × columns] = W · B[:, columns]` written (not added) by `direct`, for rows `rows` of
+    /// plain row-major weights `W` (`ldw`) and plain row-major `B` (`k × …`, `ldb`); C row-major
+    /// with `ldc`. Each element is one FMA chain over k in order, so its bits do not depend on
+    /// where the rows and columns are cut. Needs `runsDirect(columns:k:)`.
+    package static func multiplyDirect(_ direct: DirectFunction, weights w: UnsafePointer<Float>, ldw: Int, rows: Range<Int>,
+                                       b: UnsafePointer<Float>, ldb: Int, columns: Range<Int>, k: Int,
+                                       c: UnsafeMutablePointer<Float>, ldc: Int) {
+        precondition(runsDirect(columns: columns.count, k: k), "PackedGEMM.multiplyDirect: \(columns.count) columns \(k) deep")
+        // Column-major: Cᵀ (columns × rows) = Bᵀ (columns × k, lda = ldb) · Wᵀ (k × rows, ldb = ldw).
+        func call(_ first: Int, _ count: Int) {
+            _ = direct(count, rows.count, k, b + first, ldb, 1, w + rows.lowerBound * ldw, ldw,
+                       c + rows.lowerBound * ldc + first, ldc)
+        }
+        let tail = columns.count % 16
+        if k >= 32 && tail >= 1 && tail <= 8 && columns.count > 16 {
+            call(columns.lowerBound, columns.count - tail)
+            call(columns.upperBound - 16, 16)
+        } else {
+            call(columns.lowerBound, columns.count)
+        }
     }
 
     /// Floats of packed data for a `rows × k` or `k × columns` operand: the same count, no padding.
@@ -161,6 +207,29 @@ package enum PackedGEMM {
             _ = kernel.kernel(columns.count, rowRange.count, kk, 1, scratch, packedWeights + k0 * rows + rowRange.lowerBound * kk,
                               origin, ldc)
         }
+    }
+
+    /// Runs odd-shaped products through `multiplyDirect` (a 16-column block with a masked tail,
+    /// a tail of at most 8 columns, rows cut in two) and `cblas_sgemm`, and accepts the routine
+    /// when they agree to rounding.
+    static func selfCheckDirect(_ kernel: Kernel) -> Bool {
+        guard let direct = kernel.direct else { return false }
+        let (m, k) = (37, 45)
+        var seed: UInt32 = 54321
+        func next() -> Float {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            return Float(seed >> 8) / Float(1 << 24) - 0.5
+        }
+        for n in [45, 53] {
+            let w = (0..<(m * k)).map { _ in next() }, x = (0..<(k * n)).map { _ in next() }
+            var expected = [Float](repeating: 0, count: m * n), got = [Float](repeating: .nan, count: m * n)
+            GEMM.serial(m: m, n: n, k: k, a: w, lda: k, b: x, ldb: n, c: &expected, ldc: n)
+            for rows in [0..<16, 16..<m] {
+                multiplyDirect(direct, weights: w, ldw: k, rows: rows, b: x, ldb: n, columns: 0..<n, k: k, c: &got, ldc: n)
+            }
+            for i in 0..<(m * n) where !(abs(got[i] - expected[i]) <= 1e-4 * Float(k).squareRoot()) { return false }
+        }
+        return true
     }
 
     /// Runs one odd-shaped product (tails in every panel direction, two K blocks) through the

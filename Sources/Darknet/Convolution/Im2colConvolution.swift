@@ -85,7 +85,8 @@ struct Im2colConvolution: ConvolutionRoute {
                         let seconds = Im2colBands.forward(g, input: input, images: io.images, weights: groupWeights,
                                                           output: output, epilogue: epilogue, pooled: io.pooledView(spec),
                                                           bandRows: bandRows, workspace: workspace,
-                                                          threads: context.threads, timed: timer != nil)
+                                                          direct: context.packed?.direct, threads: context.threads,
+                                                          timed: timer != nil)
                         timer?.lap(\.gemm, shares: (\.im2col, seconds.im2col), (\.epilogue, seconds.epilogue))
                         continue
                     }

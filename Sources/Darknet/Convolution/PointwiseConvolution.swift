@@ -8,20 +8,42 @@ import Kernels
 ///
 /// With OpenBLAS's packed kernel (`ExecutionOptions.usesPackedKernel`) and one group, the
 /// weights are packed for it at load (`GEMM.multiplyPacked`): `cblas_sgemm` would pack them
-/// again on every call, and on a 1×1 layer that is most of its packing.
+/// again on every call, and on a 1×1 layer that is most of its packing. Where that kernel has a
+/// direct routine (AVX-512 cores) and the layer is small enough (`runsDirect`), nothing is
+/// packed at all: the weights stay in darknet's layout and the input is read where it lies
+/// (`GEMM.multiplyDirect`).
 struct PointwiseConvolution: ConvolutionRoute {
     let spec: ConvolutionSpec
     /// `filters × C/groups`, as darknet stores them (batch norm folded in), or packed for `kernel`.
     let weights: [Float]
-    /// The kernel the weights were packed for; nil: darknet's layout, multiplied by `cblas_sgemm`.
+    /// The kernel the weights were packed for; nil: darknet's layout.
     let kernel: PackedGEMM.Kernel?
+    /// OpenBLAS's direct kernel, which multiplies darknet's layout; nil: `kernel`, else `cblas_sgemm`.
+    let direct: PackedGEMM.DirectFunction?
 
     init(_ spec: ConvolutionSpec, weights: [Float], kernel: PackedGEMM.Kernel?) {
         self.spec = spec
-        self.kernel = Self.packs(groups: spec.groups) ? kernel : nil
         let g = spec.group
+        let kernel = Self.packs(groups: spec.groups) ? kernel : nil
+        direct = Self.runsDirect(g) ? kernel?.direct : nil
+        self.kernel = Self.packsColumns(g, groups: spec.groups, kernel: kernel) ? kernel : nil
         self.weights = self.kernel.map { PackedGEMM.packedWeights($0, weights, rows: g.filters, k: g.channels) } ?? weights
     }
+
+    /// True when a layer of group shape `g` packs its weights at load and its input in each
+    /// product with `kernel` (which then needs `packedScratchCount` floats of workspace): one
+    /// group, and not multiplied by the direct kernel.
+    static func packsColumns(_ g: ConvolutionGeometry, groups: Int, kernel: PackedGEMM.Kernel?) -> Bool {
+        guard let kernel, packs(groups: groups) else { return false }
+        return kernel.direct == nil || !runsDirect(g)
+    }
+
+    /// True when a layer of group shape `g` multiplies with the direct kernel where there is one:
+    /// at most 128 filters and 128 channels. It saves packing the input, which the packed kernel
+    /// shares among fewer products the fewer filters there are; yolov7-tiny's 1×1 layers of 32
+    /// and 64 filters on 64 and 128 channels ran 8–20% faster with it, its layers with more
+    /// filters or channels 0–9% slower (docs/bench-log.md, 2026-11-27).
+    static func runsDirect(_ g: ConvolutionGeometry) -> Bool { g.filters <= 128 && g.channels <= 128 }
 
     /// Packed weights serve one GEMM over all channels: grouped layers keep darknet's layout.
     static func packs(groups: Int) -> Bool { groups == 1 }
@@ -49,7 +71,11 @@ struct PointwiseConvolution: ConvolutionRoute {
                     func finish(_ filter: Int, _ start: UnsafeMutablePointer<Float>, _ count: Int) {
                         epilogue.finish(start, count: count, filter: filter, offset: output.base.distance(to: start))
                     }
-                    let seconds = if let kernel {
+                    let seconds = if let direct {
+                        GEMM.multiplyDirect(direct, m: g.filters, n: columns, k: g.channels, a: w.baseAddress!, lda: g.channels,
+                                            b: input.base, ldb: columns, c: output.base, ldc: columns, segments: io.images,
+                                            threads: context.threads, timeEpilogue: timer != nil, epilogue: finish)
+                    } else if let kernel {
                         GEMM.multiplyPacked(kernel, m: g.filters, n: columns, k: g.channels, packedA: w.baseAddress!,
                                             b: input.base, ldb: columns, c: output.base, ldc: columns, scratch: workspace,
                                             segments: io.images, threads: context.threads, timeEpilogue: timer != nil,

@@ -73,7 +73,7 @@ enum PreparedConvolution: Sendable {
         let blocking = kernels.blocking
         switch method {
         case .gemm:
-            return kernels.packed != nil && PointwiseConvolution.packs(groups: conv.groups)
+            return PointwiseConvolution.packsColumns(group, groups: conv.groups, kernel: kernels.packed)
                 ? PointwiseConvolution.packedScratchCount(group) : 0
         case .im2col, .im2colBands:
             return Im2colConvolution.workspaceCount(group, groups: conv.groups, images: images, kernels: kernels)
