@@ -268,7 +268,7 @@ final class WeightsReaderTests: XCTestCase {
         let model = try ModelDescription(text: """
             [net]\nwidth=32\nheight=32\nchannels=3
             [convolutional]\nbatch_normalize=1\nfilters=16\nsize=3\nstride=1\npad=1\nactivation=leaky
-            [convolutional]\nbatch_normalize=1\nfilters=32\nsize=3\nstride=1\npad=1\nactivation=leaky
+            [convolutional]\nbatch_normalize=1\nfilters=64\nsize=3\nstride=1\npad=1\nactivation=leaky
             [convolutional]\nbatch_normalize=1\nfilters=32\nsize=3\nstride=2\npad=1\nactivation=leaky
             [convolutional]\nbatch_normalize=1\nfilters=16\nsize=1\nstride=1\npad=0\nactivation=leaky
             [convolutional]\nbatch_normalize=1\nfilters=40\nsize=3\nstride=1\npad=1\nactivation=leaky
@@ -285,8 +285,8 @@ final class WeightsReaderTests: XCTestCase {
                 let (got, expected) = (try XCTUnwrap(read.convolutions[layer.index]), try XCTUnwrap(prepared.convolutions[layer.index]))
                 XCTAssertEqual(Self.bits(got), Self.bits(expected), "\(algorithm) layer \(layer.index)")
             }
-            // Layers 0, 1, 4 and 5 are 3×3 stride 1 and layer 2 3×3 stride 2: a forced Winograd
-            // method takes all five, `auto` the four with 16 input channels or more.
+            // Layers 0, 1, 4 and 5 are 3×3 stride 1 and layer 2 3×3 stride 2 (on 64 channels): a
+            // forced Winograd method takes all five, `auto` the four with 16 input channels or more.
             let winograd = read.methods.filter { $0?.isWinograd == true }.count
             XCTAssertEqual(winograd, [.im2col: 0, .auto: 4][algorithm] ?? 5, "\(algorithm)")
             XCTAssertEqual(read.methods[2], algorithm == .im2col ? .im2col : .winogradStride2, "\(algorithm)")

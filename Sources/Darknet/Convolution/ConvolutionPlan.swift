@@ -7,6 +7,11 @@ extension ModelDescription {
     /// with `detect` of yolov3 at 416, 608 and 800 (docs/bench-log.md, 2026-11-23): about
     /// 33.6 MB + 45 bytes per input pixel, so 36 MiB + 48 bytes a pixel keeps a few MB in hand.
     public var processReserveBytes: Int { (36 << 20) + 48 * inputShape.width * inputShape.height }
+    /// Fewest input channels for which `auto` gives a stride-2 layer the stride-2 Winograd: its
+    /// products are K = channels deep, and at 32 channels they lose to im2col's bands (K = 288,
+    /// OpenBLAS's direct kernel) what the 36/25 fewer multiplications gain (docs/bench-log.md,
+    /// 2026-11-27).
+    public static let stride2WinogradMinimumChannels = 64
     /// Bytes `auto` may always spend on transformed weights, whatever the budget says.
     public static let winogradMemoryFloor = 32 << 20
     /// Models with at most this many bytes of parameters (yolov3-tiny: 35 MB) may spend up to 4×
@@ -31,8 +36,9 @@ extension ModelDescription {
     /// input channels (below that the GEMMs are too thin to pay for the transforms):
     /// 1. F(4×4) streamed (`winograd-streamed`, darknet's memory) to every stride-1 one, when
     ///    OpenBLAS's packed kernel streams it (`Winograd.streams`);
-    /// 2. the stride-2 Winograd (`winograd-stride2`, 25/9 of the weights) to the stride-2 ones,
-    ///    largest output first (the fewest channels: the cheapest weights);
+    /// 2. the stride-2 Winograd (`winograd-stride2`, 25/9 of the weights) to the stride-2 ones
+    ///    with at least `stride2WinogradMinimumChannels` input channels, largest output first
+    ///    (the fewest channels: the cheapest weights);
     /// 3. F(4×4) with weights transformed at load (`winograd`, 4× the weights), smallest output
     ///    first, where streaming loses: on small grids (under 100 tiles: each weight serves few
     ///    tiles, so the transform during the pass costs most), and before a 2×2 pool only this
@@ -105,7 +111,10 @@ extension ModelDescription {
             workspace = max(workspace, needed)
         }
         let stride1 = candidates.filter { if case .convolutional(let conv) = $0.kind { conv.winogradEligible } else { false } }
-        let stride2 = candidates.filter { if case .convolutional(let conv) = $0.kind { conv.winogradStride2Eligible } else { false } }
+        let stride2 = candidates.filter { layer in
+            guard case .convolutional(let conv) = layer.kind else { return false }
+            return conv.winogradStride2Eligible && layer.input.channels >= Self.stride2WinogradMinimumChannels
+        }
         let streamable = { (layer: Layer) in
             if case .convolutional(let conv) = layer.kind { Winograd.streams(filters: conv.filters, kernel: options.kernels.packed) }
             else { false }

@@ -22,37 +22,38 @@ final class ConvolutionPlanTests: XCTestCase {
     }
 
     /// yolov3 at 416 with the packed kernel: every 3×3 layer with 16 channels or more runs
-    /// Winograd: the stride-1 ones streamed, the five stride-2 ones in the stride-2 Winograd
-    /// (25/9 of their weights); then transformed at load, smallest grids first, as many as
-    /// twice the weights allow: one of the seven 13×13 layers (56.6 MB more), and three of the
-    /// 26×26 ones (14.2 MB more each). A second 13×13 layer would not have fitted.
+    /// Winograd but layer 1 (stride 2, 32 channels: im2col in bands): the stride-1 ones
+    /// streamed, the four other stride-2 ones in the stride-2 Winograd (25/9 of their weights);
+    /// then transformed at load, smallest grids first, as many as twice the weights allow: two
+    /// of the seven 13×13 layers (56.6 MB more each). A third would not have fitted.
     func testAutoOnYOLOv3At416() throws {
         if PackedGEMM.kernel == nil { throw Skip.because("OpenBLAS's \(BLAS.coreName) kernel is not available here") }
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
         let methods = model.convolutionMethods(Self.packed)
-        XCTAssertEqual(indices(model, methods, .winograd), [39, 42, 45, 64])
-        XCTAssertEqual(indices(model, methods, .winogradStride2), [1, 5, 12, 37, 62])
-        XCTAssertEqual(methods.compactMap { $0 }.filter(\.isWinograd).count, 37, "every eligible layer")
+        XCTAssertEqual(indices(model, methods, .winograd), [64, 67])
+        XCTAssertEqual(indices(model, methods, .winogradStride2), [5, 12, 37, 62])
+        XCTAssertEqual(methods.compactMap { $0 }.filter(\.isWinograd).count, 36, "every eligible layer but layer 1")
         XCTAssertEqual(methods[0], .im2colBands, "3 input channels: too thin for Winograd")
+        XCTAssertEqual(methods[1], .im2colBands, "stride 2 on 32 channels: bands beat the stride-2 Winograd")
         XCTAssertEqual(methods[2], .gemm, "1×1")
         let limit = 2 * WeightsReader.parameterBytes(for: model)
         XCTAssertLessThanOrEqual(plannedBytes(model, methods), limit)
         var more = methods
-        more[67] = .winograd
-        XCTAssertGreaterThan(plannedBytes(model, more), limit, "a second 13×13 layer would have fitted")
+        more[70] = .winograd
+        XCTAssertGreaterThan(plannedBytes(model, more), limit, "a third 13×13 layer would have fitted")
         XCTAssertTrue(model.autoIsMemoryBound(Self.packed))
     }
 
-    /// Without the packed kernel nothing streams: the stride-2 layers come first (largest
-    /// output first), then weights transformed at load on the smallest grids first as twice the
-    /// weights allow (one 13×13 layer, three 26×26 ones, then the layers whose few weights still
-    /// fit on the larger grids); the other 3×3 layers run im2col.
+    /// Without the packed kernel nothing streams: the stride-2 layers of 64 channels or more
+    /// come first (largest output first), then weights transformed at load on the smallest grids
+    /// first as twice the weights allow (two 13×13 layers, then layer 3, whose few weights still
+    /// fit on the 208×208 grid); the other 3×3 layers run im2col.
     func testAutoWithoutThePackedKernel() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3"), width: 416, height: 416)
         let methods = model.convolutionMethods(Self.plain)
         XCTAssertTrue(indices(model, methods, .winogradStreamed).isEmpty)
-        XCTAssertEqual(indices(model, methods, .winogradStride2), [1, 5, 12, 37, 62])
-        XCTAssertEqual(indices(model, methods, .winograd), [3, 7, 10, 14, 17, 20, 39, 42, 45, 64])
+        XCTAssertEqual(indices(model, methods, .winogradStride2), [5, 12, 37, 62])
+        XCTAssertEqual(indices(model, methods, .winograd), [3, 64, 67])
         XCTAssertLessThanOrEqual(plannedBytes(model, methods), 2 * WeightsReader.parameterBytes(for: model))
         XCTAssertTrue(model.autoIsMemoryBound(Self.plain))
     }
@@ -140,10 +141,11 @@ final class ConvolutionPlanTests: XCTestCase {
         }
     }
 
-    /// 3×3 stride-2 layers with 16 channels or more take the stride-2 Winograd under `auto`
-    /// and forced `winograd`, not under `im2col`; planned is what runs, 25/9 of darknet's
-    /// weights, and the network's outputs are im2col's within rounding (a fixture cfg of two
-    /// downsampling steps, one with a residual and a leaky activation, at an odd size).
+    /// 3×3 stride-2 layers take the stride-2 Winograd under forced `winograd`, and under `auto`
+    /// those with `stride2WinogradMinimumChannels` input channels or more (layer 2's 64, not
+    /// layer 1's 16), never under `im2col`; planned is what runs, 25/9 of darknet's weights, and
+    /// the network's outputs are im2col's within rounding (a fixture cfg of two downsampling
+    /// steps, one with a residual and a leaky activation, at an odd size).
     func testStride2LayersRunTheirWinograd() throws {
         let cfg = """
         [net]
@@ -158,7 +160,7 @@ final class ConvolutionPlanTests: XCTestCase {
         activation=leaky
         [convolutional]
         batch_normalize=1
-        filters=32
+        filters=64
         size=3
         stride=2
         pad=1
@@ -184,15 +186,18 @@ final class ConvolutionPlanTests: XCTestCase {
         let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
         let reference = try Network(model: model, weights: weights, options: ExecutionOptions(convolutionAlgorithm: .im2col))
         XCTAssertFalse(model.convolutionMethods(ExecutionOptions(convolutionAlgorithm: .im2col)).contains(.winogradStride2))
+        XCTAssertEqual(ModelDescription.stride2WinogradMinimumChannels, 64)
         for options in [Self.packed, Self.plain, ExecutionOptions(threads: 1, convolutionAlgorithm: .winograd)] {
             let prepared = try PreparedModel(model: model, weights: weights, options: options)
             XCTAssertEqual(prepared.methods, model.convolutionMethods(options), "\(options)")
-            XCTAssertEqual(indices(model, prepared.methods, .winogradStride2), [1, 2], "\(options)")
+            let stride2 = options.convolutionAlgorithm == .auto ? [2] : [1, 2]
+            XCTAssertEqual(indices(model, prepared.methods, .winogradStride2), stride2, "\(options)")
+            if stride2 == [2] { XCTAssertEqual(prepared.methods[1], .im2col, "16 channels: below the minimum") }
             XCTAssertEqual(prepared.methods[3], .gemm)
-            for index in [1, 2] {
+            for index in stride2 {
                 XCTAssertEqual(prepared.parameterBytes[index], model.parameterBytes(ofLayer: index, method: .winogradStride2))
-                let channels = index == 1 ? 16 : 32
-                XCTAssertEqual(prepared.parameterBytes[index], (32 * channels * 25 + 32) * 4, "layer \(index)")
+                let (filters, channels) = index == 1 ? (64, 16) : (32, 64)
+                XCTAssertEqual(prepared.parameterBytes[index], (filters * channels * 25 + filters) * 4, "layer \(index)")
             }
             try assertSameOutputs(try Network(prepared), reference, model: model)
         }
