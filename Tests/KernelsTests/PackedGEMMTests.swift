@@ -91,48 +91,9 @@ final class PackedGEMMTests: XCTestCase {
             let packed = PackedGEMM.packedWeights(kernel, w, rows: m, k: k)
             let expected = GEMM.reference(m: m, n: n, k: k, a: w, b: x)
             var scratch = [Float](repeating: .nan, count: PackedGEMM.maximumWorkers * GEMM.packedScratchCount(k: k))
-            func run(threads: Int, columns: Range<Int> = 0..<n, segments: Int) -> (c: [Float], finished: [Int]) {
-                let width = columns.count
-                let b: [Float] = (0..<k).flatMap { (row: Int) -> ArraySlice<Float> in
-                    x[(row * n + columns.lowerBound)..<(row * n + columns.upperBound)]
-                }
-                var c = [Float](repeating: .nan, count: m * width)
-                var finished = [Int](repeating: 0, count: m * width)
-                let lock = NSLock()
-                c.withUnsafeMutableBufferPointer { cp in
-                    let base = cp.baseAddress!
-                    GEMM.multiplyPacked(kernel, m: m, n: width, k: k, packedA: packed, b: b, ldb: width, c: base, ldc: width,
-                                        scratch: &scratch, segments: segments, threads: threads) { row, start, count in
-                        lock.lock()
-                        for j in 0..<count {
-                            let index = base.distance(to: start) + j
-                            XCTAssertFalse(start[j].isNaN, "epilogue before the product at \(index)")
-                            finished[index] += 1
-                        }
-                        XCTAssertEqual(base.distance(to: start) / width, row)
-                        lock.unlock()
-                    }
-                }
-                return (c, finished)
-            }
-            let label = "\(m)×\(n)×\(k), \(segments) segments"
-            let one = run(threads: 1, segments: segments)
-            XCTAssertEqual(one.finished, [Int](repeating: 1, count: m * n), label)
-            for i in 0..<(m * n) {
-                XCTAssertEqual(one.c[i], expected[i], accuracy: 1e-5 * Float(k).squareRoot(), "\(label) at \(i)")
-            }
-            for threads in [2, 3, 8] {
-                XCTAssertEqual(run(threads: threads, segments: segments).c.map(\.bitPattern), one.c.map(\.bitPattern),
-                               "\(label), \(threads) workers")
-            }
-            let width = n / segments
-            for segment in 0..<segments where segments > 1 {
-                let alone = run(threads: 2, columns: (segment * width)..<((segment + 1) * width), segments: 1).c
-                let part: [Float] = (0..<m).flatMap { (row: Int) -> ArraySlice<Float> in
-                    let start = row * n + segment * width
-                    return one.c[start..<(start + width)]
-                }
-                XCTAssertEqual(part.map(\.bitPattern), alone.map(\.bitPattern), "\(label), segment \(segment) alone")
+            checkParallelProduct(m: m, n: n, k: k, segments: segments, x: x, expected: expected) { threads, b, width, segments, c, epilogue in
+                GEMM.multiplyPacked(kernel, m: m, n: width, k: k, packedA: packed, b: b, ldb: width, c: c, ldc: width,
+                                    scratch: &scratch, segments: segments, threads: threads, epilogue: epilogue)
             }
         }
     }
