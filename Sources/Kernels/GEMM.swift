@@ -62,8 +62,7 @@ package enum GEMM {
 
     /// `multiply` with OpenBLAS's direct kernel (`PackedGEMM.multiplyDirect`) on plain operands:
     /// the same parts, each multiplied `directColumnBlock` columns at a time straight from B into
-    /// C (nothing packed, C not zeroed first) and finished while that block is in cache. A part
-    /// too narrow for the kernel (`PackedGEMM.runsDirect`) goes through `cblas_sgemm`.
+    /// C (nothing packed, C not zeroed first) and finished while that block is in cache.
     @discardableResult
     package static func multiplyDirect(_ direct: PackedGEMM.DirectFunction, m: Int, n: Int, k: Int,
                                        a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
@@ -142,7 +141,7 @@ package enum GEMM {
             var seconds = 0.0
             for index in indices {
                 let (rows, columns) = part(index)
-                if let direct, PackedGEMM.runsDirect(columns: columns.count, k: k) {
+                if let direct {
                     var first = columns.lowerBound
                     while first < columns.upperBound {
                         let end = columns.upperBound - first < GEMM.directColumnBlock + 16

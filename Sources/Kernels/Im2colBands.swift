@@ -65,7 +65,7 @@ package enum Im2colBands {
                                           channelStride: input.channelStride, into: scratch)
                     let unfolded = timed ? ProfileClock.now() : 0
                     let c = output.plane(image: image, channel: 0) + rows.lowerBound * g.outWidth
-                    if let direct, PackedGEMM.runsDirect(columns: columns, k: g.k) {
+                    if let direct {
                         PackedGEMM.multiplyDirect(direct, weights: weights, ldw: g.k, rows: 0..<g.filters, b: scratch,
                                                   ldb: columns, columns: 0..<columns, k: g.k, c: c, ldc: output.channelStride)
                     } else {

@@ -115,7 +115,8 @@ package enum PackedGEMM {
                       unrollM: unroll.m, unrollN: unroll.n, direct: direct.map { unsafeBitCast($0, to: DirectFunction.self) })
     }
 
-    /// True when `multiplyDirect` takes a product of `columns` columns `k` deep. OpenBLAS's small
+    /// True when `multiplyDirect` gives a product of `columns` columns `k` deep to the kernel (else
+    /// to `cblas_sgemm`). OpenBLAS's small
     /// kernel sums each element in one FMA chain, k in order, in blocks of 16 columns (the last
     /// one masked), except for a last block of at most 8 columns when `k` ≥ 32, which it sums as
     /// dot products (another order) in a buffer it allocates: `multiplyDirect` then recomputes
@@ -125,11 +126,16 @@ package enum PackedGEMM {
     /// `C[rows × columns] = W · B[:, columns]` written (not added) by `direct`, for rows `rows` of
     /// plain row-major weights `W` (`ldw`) and plain row-major `B` (`k × …`, `ldb`); C row-major
     /// with `ldc`. Each element is one FMA chain over k in order, so its bits do not depend on
-    /// where the rows and columns are cut. Needs `runsDirect(columns:k:)`.
+    /// where the rows and columns are cut. A product the kernel does not take that way
+    /// (`runsDirect`) goes through `cblas_sgemm` (`GEMM.serial`) on the same operands.
     package static func multiplyDirect(_ direct: DirectFunction, weights w: UnsafePointer<Float>, ldw: Int, rows: Range<Int>,
                                        b: UnsafePointer<Float>, ldb: Int, columns: Range<Int>, k: Int,
                                        c: UnsafeMutablePointer<Float>, ldc: Int) {
-        precondition(runsDirect(columns: columns.count, k: k), "PackedGEMM.multiplyDirect: \(columns.count) columns \(k) deep")
+        guard runsDirect(columns: columns.count, k: k) else {
+            GEMM.serial(m: rows.count, n: columns.count, k: k, a: w + rows.lowerBound * ldw, lda: ldw,
+                        b: b + columns.lowerBound, ldb: ldb, c: c + rows.lowerBound * ldc + columns.lowerBound, ldc: ldc)
+            return
+        }
         // Column-major: Cᵀ (columns × rows) = Bᵀ (columns × k, lda = ldb) · Wᵀ (k × rows, ldb = ldw).
         func call(_ first: Int, _ count: Int) {
             _ = direct(count, rows.count, k, b + first, ldb, 1, w + rows.lowerBound * ldw, ldw,
