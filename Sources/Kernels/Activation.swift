@@ -38,6 +38,13 @@ public enum Activation: String, Sendable, CaseIterable {
         }
     }
 
+    /// True when the formula never decreases as `x` grows, for every Float: linear, leaky (`x`
+    /// or `x / 10`, both rounded monotonically) and relu. Then the max of the activated values
+    /// is the activation of the max, which lets a pooled convolution finish only the pooled
+    /// values (`Epilogue.finishPooled`). The formulas through libm (`exp`, `tanh`, `log`) are
+    /// left out: libm does not promise monotonic results.
+    package var isNondecreasing: Bool { self == .linear || self == .leaky || self == .relu }
+
     /// darknet's leaky ReLU, `(x>0) ? x : .1*x` with `.1` a double literal, so `Float(0.1 · Double(x))`
     /// at or below 0: computed as the Float division `x / 10`, which gives the same bits for every
     /// Float (`ActivationTests` checks all 2³¹ at or below 0) and vectorises without the round trip
@@ -74,9 +81,13 @@ public enum Activation: String, Sendable, CaseIterable {
             if x > 4 { return Float(0.01 * (d - 4) + 1) }
             return Float(0.125 * d + 0.5)
         case .stair:
-            let n = Int(floor(d))
+            // darknet's `int n = floor(x)` is undefined beyond Int32; Debian's libdarknet.so
+            // (tools/oracle) answers as if n were INT_MAX below −2³¹ and INT_MIN (even) above 2³¹
+            // and for NaN. `x - n` is a Float subtraction (exact when n is in range).
+            let whole = floor(d)
+            let n: Int32 = whole >= -0x1p31 && whole < 0x1p31 ? Int32(whole) : (whole < 0 ? .max : .min)
             if n % 2 == 0 { return Float(floor(d / 2)) }
-            return Float((d - Double(n)) + floor(d / 2))
+            return Float(Double(x - Float(n)) + floor(d / 2))
         case .hardtan: return x < -1 ? -1 : (x > 1 ? 1 : x)
         case .lhtan:
             if x < 0 { return Float(0.001 * d) }

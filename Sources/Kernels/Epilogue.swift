@@ -20,6 +20,41 @@ package struct Epilogue {
                             adding: residual.map { $0 + offset })
     }
 
+    /// The 2×2 stride-2 pool (`Pool2x2.poolRows`) of two rows of `filter`, `rows` and
+    /// `rows + width` (`width` even), as darknet computes it: every element finished (bias,
+    /// activation), then the first largest of each window's four taps, into `out`
+    /// (`width / 2` floats). No residual: a `[shortcut]` is never fused beside a pool.
+    ///
+    /// With a non-decreasing activation (`Activation.isNondecreasing`) the finished max is the
+    /// max of the finished taps, so the raw rows are pooled first and only a quarter of the
+    /// values are finished; the rows are left unfinished. The two orders can differ only where
+    /// equal values differ in bits, a zero's sign (`+0` and a `−0` from `x / 10` underflowing
+    /// or `−0 + −0`), or where no tap beats darknet's starting `−FLT_MAX` (NaN, −∞): windows
+    /// whose result is zero, NaN or not above `−FLT_MAX` are computed again darknet's way, so
+    /// the bits are always darknet's. Other activations finish both rows in place, then pool.
+    @inline(__always)
+    package func finishPooled(_ rows: UnsafeMutablePointer<Float>, width: Int, filter: Int,
+                              into out: UnsafeMutablePointer<Float>) {
+        precondition(residual == nil, "Epilogue.finishPooled: no residual beside a pool")
+        let bias = biases[filter], half = width / 2
+        guard activation.isNondecreasing else {
+            Self.biasActivation(rows, count: 2 * width, bias: bias, activation: activation)
+            Pool2x2.poolRows(rows, width: width, into: out)
+            return
+        }
+        Pool2x2.poolRows(rows, width: width, into: out)
+        Self.biasActivation(out, count: half, bias: bias, activation: activation)
+        let lowest = -Float.greatestFiniteMagnitude
+        for x in 0..<half where out[x] == 0 || !(out[x] > lowest) {
+            var best = lowest
+            for tap in 0..<4 {   // Pool2x2.maxOfWindow's order: top left, top right, bottom left, bottom right
+                let value = activation.value(rows[2 * x + tap / 2 * width + tap % 2] + bias)
+                if value > best { best = value }
+            }
+            out[x] = best
+        }
+    }
+
     /// `x = activation(x + bias)` over `count` contiguous floats, then `x = x + residual[i]`.
     /// Linear, leaky and relu in one pass; logistic adds, then runs `Logistic`'s kernel; the
     /// others add, then call `Activation.apply`. Bit for bit `reference`'s values.

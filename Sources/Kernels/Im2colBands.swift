@@ -13,8 +13,9 @@
 /// Only short matrices qualify: a band must hold `Blocking.bandMinimumColumns` output columns
 /// within `Blocking.bandFloats`, or its GEMM gets too thin; deeper layers gain nothing.
 ///
-/// Bits: each band is one sgemm call whose width is fixed by the shape, and each band's
-/// columns are computed only by that call, so the output does not depend on the thread count.
+/// Bits: each band is one sgemm call (a pooled band, one call per block of `pooledRows` rows)
+/// whose width is fixed by the shape, and each band's columns are computed only by that call,
+/// so the output does not depend on the thread count.
 package enum Im2colBands {
     /// Most workers sharing the bands (each has its own slice of the workspace).
     package static let maximumWorkers = 8
@@ -29,15 +30,27 @@ package enum Im2colBands {
         return rows
     }
 
-    /// Workspace floats for `bandRows` rows a band (one band per worker).
+    /// Workspace floats for `bandRows` rows a band (one band per worker), and each worker's
+    /// block of `pooledRows` unfinished output rows.
     package static func workspaceCount(_ g: ConvolutionGeometry, bandRows: Int) -> Int {
-        maximumWorkers * g.k * bandRows * g.outWidth
+        maximumWorkers * (g.k * bandRows + g.filters * pooledRows(g, bandRows: bandRows)) * g.outWidth
     }
 
+    /// Output rows multiplied at a time when a pool follows: an even count of at least
+    /// `pooledColumns` columns (or the band), so the unfinished block stays in the worker's caches.
+    static func pooledRows(_ g: ConvolutionGeometry, bandRows: Int) -> Int {
+        min(bandRows, 2 * max(1, (pooledColumns + 2 * g.outWidth - 1) / (2 * g.outWidth)))
+    }
+
+    /// Fewest columns of a pooled block's product: yolov3-tiny's first layer multiplies 6 rows of 416
+    /// at a time, a block of 160 KB, in L2 beside the band.
+    static let pooledColumns = 2048
+
     /// Every band of every image: `input` (`g.channels` planes a image) → `output` (`g.filters`
-    /// planes), `weights` `filters × k`, each finished row of a band through `epilogue`; with
-    /// `pooled` (a 2×2 stride-2 pool of the output, `bandRows` even) each pair of finished rows
-    /// is also pooled into it. Each band's product is OpenBLAS's direct kernel when `direct` is
+    /// planes), `weights` `filters × k`, each finished row of a band through `epilogue`. With
+    /// `pooled` (a 2×2 stride-2 pool of the output, `bandRows` even) the band is multiplied
+    /// `pooledRows` rows at a time into the worker's block, each pair of rows pooled into
+    /// `pooled` as it is finished (`Epilogue.finishPooled`), and `output` is not written. Each product is OpenBLAS's direct kernel when `direct` is
     /// given (the band and the weights read where they lie, the output written without being
     /// zeroed first), else one `cblas_sgemm`. Returns the workers' mean seconds in im2col and in
     /// the epilogue when `timed`, else 0.
@@ -49,6 +62,17 @@ package enum Im2colBands {
         let bands = (g.outHeight + bandRows - 1) / bandRows
         let perWorker = g.k * bandRows * g.outWidth
         let workers = min(threads, maximumWorkers, images * bands)
+        let pooledRows = pooledRows(g, bandRows: bandRows), pooledBlockCount = g.filters * pooledRows * g.outWidth
+        let pooledBlock = workspace + maximumWorkers * perWorker
+        /// `C[filters × columns] = weights · B`, B the `k × columns` block at `b` (`ldb`).
+        func multiply(b: UnsafePointer<Float>, ldb: Int, columns: Int, c: UnsafeMutablePointer<Float>, ldc: Int) {
+            if let direct {
+                PackedGEMM.multiplyDirect(direct, weights: weights, ldw: g.k, rows: 0..<g.filters, b: b, ldb: ldb,
+                                          columns: 0..<columns, k: g.k, c: c, ldc: ldc)
+            } else {
+                GEMM.serial(m: g.filters, n: columns, k: g.k, a: weights, lda: g.k, b: b, ldb: ldb, c: c, ldc: ldc)
+            }
+        }
         return withUnsafeTemporaryAllocation(of: (Double, Double).self, capacity: workers) { seconds in
             seconds.initialize(repeating: (0, 0))
             nonisolated(unsafe) let seconds = seconds
@@ -64,28 +88,34 @@ package enum Im2colBands {
                                           strideY: g.strideY, dilation: g.dilation, outputRows: rows,
                                           channelStride: input.channelStride, into: scratch)
                     let unfolded = timed ? ProfileClock.now() : 0
-                    let c = output.plane(image: image, channel: 0) + rows.lowerBound * g.outWidth
-                    if let direct {
-                        PackedGEMM.multiplyDirect(direct, weights: weights, ldw: g.k, rows: 0..<g.filters, b: scratch,
-                                                  ldb: columns, columns: 0..<columns, k: g.k, c: c, ldc: output.channelStride)
-                    } else {
-                        GEMM.serial(m: g.filters, n: columns, k: g.k, a: weights, lda: g.k, b: scratch,
-                                    ldb: columns, c: c, ldc: output.channelStride)
-                    }
-                    let multiplied = timed ? ProfileClock.now() : 0
-                    for filter in 0..<g.filters {
-                        let row = c + filter * output.channelStride
-                        epilogue.finish(row, count: columns, filter: filter, offset: output.base.distance(to: row))
-                        guard let pooled else { continue }
-                        let target = pooled.plane(image: image, channel: filter) + rows.lowerBound / 2 * pooled.width
-                        for pair in 0..<(rows.count / 2) {
-                            Pool2x2.poolRows(row + 2 * pair * g.outWidth, width: g.outWidth, into: target + pair * pooled.width)
+                    if let pooled {
+                        let block = pooledBlock + worker * pooledBlockCount
+                        for first in Swift.stride(from: 0, to: rows.count, by: pooledRows) {
+                            let blockRows = min(pooledRows, rows.count - first), blockColumns = blockRows * g.outWidth
+                            multiply(b: scratch + first * g.outWidth, ldb: columns, columns: blockColumns, c: block,
+                                     ldc: blockColumns)
+                            let multiplied = timed ? ProfileClock.now() : 0
+                            for filter in 0..<g.filters {
+                                let target = pooled.plane(image: image, channel: filter)
+                                    + (rows.lowerBound + first) / 2 * pooled.width
+                                for pair in 0..<(blockRows / 2) {
+                                    epilogue.finishPooled(block + filter * blockColumns + 2 * pair * g.outWidth,
+                                                          width: g.outWidth, filter: filter, into: target + pair * pooled.width)
+                                }
+                            }
+                            if timed { seconds[worker].1 += ProfileClock.seconds(from: multiplied, to: ProfileClock.now()) }
                         }
+                    } else {
+                        let c = output.plane(image: image, channel: 0) + rows.lowerBound * g.outWidth
+                        multiply(b: scratch, ldb: columns, columns: columns, c: c, ldc: output.channelStride)
+                        let multiplied = timed ? ProfileClock.now() : 0
+                        for filter in 0..<g.filters {
+                            let row = c + filter * output.channelStride
+                            epilogue.finish(row, count: columns, filter: filter, offset: output.base.distance(to: row))
+                        }
+                        if timed { seconds[worker].1 += ProfileClock.seconds(from: multiplied, to: ProfileClock.now()) }
                     }
-                    if timed {
-                        seconds[worker].0 += ProfileClock.seconds(from: start, to: unfolded)
-                        seconds[worker].1 += ProfileClock.seconds(from: multiplied, to: ProfileClock.now())
-                    }
+                    if timed { seconds[worker].0 += ProfileClock.seconds(from: start, to: unfolded) }
                 }
             }
             let n = Double(workers)

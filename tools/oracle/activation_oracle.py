@@ -15,8 +15,10 @@ import json
 NAMES = ["logistic", "relu", "relie", "linear", "ramp", "tanh", "plse", "leaky", "elu", "loggy",
          "stair", "hardtan", "lhtan", "selu"]
 
-# Inputs: every 0.25 from -8 to 8 plus a few large and odd values (exactly representable floats).
-INPUTS = [i / 4 for i in range(-32, 33)] + [-30.5, -20.0, -4.5, -1.1, -0.3, 0.7, 1.3, 3.3, 4.5, 20.0, 30.5, 100.0]
+# Inputs: every 0.25 from -8 to 8 plus a few large and odd values (exactly representable floats),
+# and values beyond int's range, where stair's `int n = floor(x)` is undefined in C.
+INPUTS = [i / 4 for i in range(-32, 33)] + [-30.5, -20.0, -4.5, -1.1, -0.3, 0.7, 1.3, 3.3, 4.5, 20.0, 30.5, 100.0] \
+    + [-1e30, -3e9, -2500000000.0, -2147483904.0, 2147483648.0, 3e9, 1e30]
 
 
 def main():

@@ -52,8 +52,8 @@ extension Winograd {
     /// image b at `m + b·tileCount`, positions `positionStride` apart. Image b's output goes to
     /// `output.plane(image: b, channel: filter)` (tiles past the edge are cut), finished by
     /// `epilogue` row by row. With `pooled` (a 2×2 stride-2 pool of the output follows), each
-    /// row is finished in scratch and every second one pools the pair into `pooled` instead of
-    /// writing `output`. `rows`: scratch of `scratchCount(_:images:)` floats.
+    /// pair of rows is merged in scratch and pooled into `pooled` as it is finished
+    /// (`Epilogue.finishPooled`) instead of writing `output`. `rows`: scratch of `scratchCount(_:images:)` floats.
     ///
     /// Both passes run over all the images' tiles at once, so each position is one run of
     /// `images · tileCount` floats; a last pass interleaves the 4×4 tiles into rows.
@@ -74,9 +74,12 @@ extension Winograd {
                 let outputRow = plane + (top + local) * g.outWidth
                 let row = pooledPlane == nil ? outputRow : pair + (local % 2) * g.outWidth
                 mergePhases(y + r * tile * count + b * perImage + ty * tw, stride: count, width: g.outWidth, into: row)
-                epilogue.finish(row, count: g.outWidth, filter: filter, offset: output.base.distance(to: outputRow))
-                if let pooledPlane, local % 2 == 1 {
-                    Pool2x2.poolRows(pair, width: g.outWidth, into: pooledPlane + (top + local) / 2 * (g.outWidth / 2))
+                if let pooledPlane {
+                    guard local % 2 == 1 else { continue }
+                    epilogue.finishPooled(pair, width: g.outWidth, filter: filter,
+                                          into: pooledPlane + (top + local) / 2 * (g.outWidth / 2))
+                } else {
+                    epilogue.finish(row, count: g.outWidth, filter: filter, offset: output.base.distance(to: outputRow))
                 }
             }
         }
