@@ -89,21 +89,20 @@ public struct Yolo: Sendable, Hashable {
     func forward(input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, shape: TensorShape, threads: Int) {
         let plane = shape.height * shape.width
         let entries = head.classes + 5
-        guard !head.newCoords else {
-            output.update(from: input, count: shape.count)
-            for n in 0..<head.mask.count { scale(output + n * entries * plane, count: 2 * plane) }
-            return
-        }
-        // The logistic reads the input and writes the output: no copy first, but for w and h.
-        // One job for the whole head, cut anywhere (each element's bits are the same whoever
-        // computes it): per anchor, x and y (then scaled), w and h copied, objectness and classes.
-        let anchor = entries * plane
+        // The logistic reads the input and writes the output: no copy first, but for w and h
+        // (with `new_coords` the convolution applied it: everything is copied). One job for the
+        // whole head, cut anywhere (each element's bits are the same whoever computes it): per
+        // anchor, x and y (then scaled), w and h copied, objectness and classes.
+        let anchor = entries * plane, newCoords = head.newCoords
         Parallel.forChunks(of: head.mask.count * anchor, work: head.mask.count * anchor * 4, threads: threads) { range in
             var i = range.lowerBound
             while i < range.upperBound {
                 let start = i / anchor * anchor, offset = i - start
                 let end = min(range.upperBound, start + (offset < 2 * plane ? 2 * plane : offset < 4 * plane ? 4 * plane : anchor))
-                if offset >= 2 * plane && offset < 4 * plane {
+                if newCoords {
+                    (output + i).update(from: input + i, count: end - i)
+                    if offset < 2 * plane { scale(output + i, count: end - i) }
+                } else if offset >= 2 * plane && offset < 4 * plane {
                     (output + i).update(from: input + i, count: end - i)
                 } else {
                     Logistic.serial(input + i, output + i, count: end - i)
