@@ -45,14 +45,29 @@ package struct Epilogue {
         Pool2x2.poolRows(rows, width: width, into: out)
         Self.biasActivation(out, count: half, bias: bias, activation: activation)
         let lowest = -Float.greatestFiniteMagnitude
-        for x in 0..<half where out[x] == 0 || !(out[x] > lowest) {
-            var best = lowest
-            for tap in 0..<4 {   // Pool2x2.maxOfWindow's order: top left, top right, bottom left, bottom right
-                let value = activation.value(rows[2 * x + tap / 2 * width + tap % 2] + bias)
-                if value > best { best = value }
+        /// Recomputes the windows from `x` to `end` whose result needs it.
+        func recompute(_ x: Int, _ end: Int) {
+            for x in x..<end where out[x] == 0 || !(out[x] > lowest) {
+                var best = lowest
+                for tap in 0..<4 {   // Pool2x2.maxOfWindow's order: top left, top right, bottom left, bottom right
+                    let value = activation.value(rows[2 * x + tap / 2 * width + tap % 2] + bias)
+                    if value > best { best = value }
+                }
+                out[x] = best
             }
-            out[x] = best
         }
+        // Eight results checked at once on their bits (a scalar scan took half the time of the
+        // whole pool): a lane's sign bit ends up set when it is ±0, NaN, −FLT_MAX or −∞.
+        var flags = SIMD8<Int32>(repeating: 0)
+        var x = 0
+        while x + 8 <= half {
+            let bits = unsafeBitCast(UnsafeRawPointer(out + x).loadUnaligned(as: SIMD8<Float>.self), to: SIMD8<Int32>.self)
+            let magnitude = bits & 0x7FFF_FFFF
+            flags |= (magnitude &- 1) | (0x7F80_0000 &- magnitude) | (bits & (0x7F7F_FFFE &- magnitude))
+            x += 8
+        }
+        if flags.min() < 0 { recompute(0, x) }
+        recompute(x, half)
     }
 
     /// `x = activation(x + bias)` over `count` contiguous floats, then `x = x + residual[i]`.
