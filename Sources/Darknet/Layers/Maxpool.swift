@@ -147,23 +147,10 @@ public struct Maxpool: Sendable, Hashable {
                         outRow[ox] = checkedMax(plane, height: height, width: width, offset: offset, oy: oy, ox: ox)
                     }
                     let top = plane + (offset + oy * strideY) * width + offset
-                    if size == 2 {
+                    if size == 2 && (stride == 1 || stride == 2) {
                         // yolov3-tiny's 2×2 pools, unrolled: the same four taps in the same order,
-                        // 8 outputs at a time when the stride is 2 or 1 (`maxOf8Windows`,
-                        // `maxOf8AdjacentWindows`).
-                        var first = interiorX.lowerBound
-                        if stride == 2 {
-                            while first + 8 <= interiorX.upperBound {
-                                Pool2x2.maxOf8Windows(top + first * 2, width: width, into: outRow + first)
-                                first += 8
-                            }
-                        } else if stride == 1 {
-                            while first + 8 <= interiorX.upperBound {
-                                Pool2x2.maxOf8AdjacentWindows(top + first, width: width, into: outRow + first)
-                                first += 8
-                            }
-                        }
-                        for ox in first..<interiorX.upperBound { outRow[ox] = Pool2x2.maxOfWindow(top + ox * stride, width: width) }
+                        // 8 outputs at a time.
+                        Pool2x2.poolRow(top, width: width, stride: stride, outputs: interiorX, into: outRow)
                     } else {
                         for ox in interiorX {
                             let window = top + ox * stride
