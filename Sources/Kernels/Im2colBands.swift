@@ -42,18 +42,18 @@ package enum Im2colBands {
         min(bandRows, 2 * max(1, (pooledColumns + 2 * g.outWidth - 1) / (2 * g.outWidth)))
     }
 
-    /// Fewest columns of a pooled block's product: yolov3-tiny's first layer multiplies 6 rows of 416
-    /// at a time, a block of 160 KB, in L2 beside the band.
+    /// Fewest columns of a pooled block's product: yolov3-tiny's first layer multiplies 6 rows
+    /// of 416 at a time, a block of 160 KB, in L2 beside the band.
     static let pooledColumns = 2048
 
     /// Every band of every image: `input` (`g.channels` planes a image) → `output` (`g.filters`
     /// planes), `weights` `filters × k`, each finished row of a band through `epilogue`. With
     /// `pooled` (a 2×2 stride-2 pool of the output, `bandRows` even) the band is multiplied
     /// `pooledRows` rows at a time into the worker's block, each pair of rows pooled into
-    /// `pooled` as it is finished (`Epilogue.finishPooled`), and `output` is not written. Each product is OpenBLAS's direct kernel when `direct` is
-    /// given (the band and the weights read where they lie, the output written without being
-    /// zeroed first), else one `cblas_sgemm`. Returns the workers' mean seconds in im2col and in
-    /// the epilogue when `timed`, else 0.
+    /// `pooled` as it is finished (`Epilogue.finishPooled`), and `output` is not written. Each
+    /// product is OpenBLAS's direct kernel when `direct` is given (the band and the weights read
+    /// where they lie, the output written without being zeroed first), else one `cblas_sgemm`.
+    /// Returns the workers' mean seconds in im2col and in the epilogue when `timed`, else 0.
     package static func forward(_ g: ConvolutionGeometry, input: TensorView, images: Int, weights: UnsafePointer<Float>,
                                 output: MutableTensorView, epilogue: Epilogue, pooled: MutableTensorView?, bandRows: Int,
                                 workspace: UnsafeMutablePointer<Float>, direct: PackedGEMM.DirectFunction? = nil,

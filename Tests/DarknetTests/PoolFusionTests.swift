@@ -84,7 +84,7 @@ final class PoolFusionTests: XCTestCase {
     /// (which keep some convolutions' outputs read twice, so their pools run apart): unobserved
     /// passes (pools fused) give the bits of observed ones (every layer run apart), for every
     /// method (Winograd transformed at load and streamed, im2col in whole matrices and in
-    /// bands), one image and two.
+    /// bands), one image and two, with OpenBLAS's own kernels and (odd trials) without.
     func testFusedPoolsGiveTheSameOutputs() throws {
         var generator = SplitMix64(state: 31)
         var fused: [ConvolutionMethod: Int] = [:]
@@ -102,17 +102,21 @@ final class PoolFusionTests: XCTestCase {
             var blocking = Blocking()
             if trial % 2 == 1 { (blocking.bandFloats, blocking.bandMinimumColumns) = (1 << 12, 8) }
             for algorithm in [ConvolutionAlgorithm.im2col, .winograd, .winogradStreamed] {
-                for batch in [1, 2] {
-                    let options = ExecutionOptions(threads: 2, convolutionAlgorithm: algorithm, blocking: blocking)
-                    let network = try Network(model: model, weights: weights, options: options, batch: batch)
-                    for (index, isFused) in network.fusedPools.enumerated() where isFused {
-                        fused[network.methods[index - 1]!, default: 0] += 1
+                // Odd trials also without OpenBLAS's own kernels (cblas_sgemm only, as on other CPUs and BLAS).
+                for packed in trial % 2 == 1 ? [true, false] : [true] {
+                    for batch in [1, 2] {
+                        let options = ExecutionOptions(threads: 2, convolutionAlgorithm: algorithm, usesPackedKernel: packed,
+                                                       blocking: blocking)
+                        let network = try Network(model: model, weights: weights, options: options, batch: batch)
+                        for (index, isFused) in network.fusedPools.enumerated() where isFused {
+                            fused[network.methods[index - 1]!, default: 0] += 1
+                        }
+                        let input = Array([[Float]](repeating: image, count: batch).joined())
+                        let together = try network.forward(input).map { $0.values.map(\.bitPattern) }
+                        let apart = try network.forward(input, observer: { _, _ in }).map { $0.values.map(\.bitPattern) }
+                        let differing = zip(together.joined(), apart.joined()).filter { $0 != $1 }.count
+                        XCTAssertEqual(differing, 0, "trial \(trial), \(algorithm), batch \(batch), packed \(packed):\n\(text)")
                     }
-                    let input = Array([[Float]](repeating: image, count: batch).joined())
-                    let together = try network.forward(input).map { $0.values.map(\.bitPattern) }
-                    let apart = try network.forward(input, observer: { _, _ in }).map { $0.values.map(\.bitPattern) }
-                    let differing = zip(together.joined(), apart.joined()).filter { $0 != $1 }.count
-                    XCTAssertEqual(differing, 0, "trial \(trial), \(algorithm), batch \(batch):\n\(text)")
                 }
             }
         }
