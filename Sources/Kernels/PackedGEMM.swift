@@ -115,12 +115,12 @@ package enum PackedGEMM {
                       unrollM: unroll.m, unrollN: unroll.n, direct: direct.map { unsafeBitCast($0, to: DirectFunction.self) })
     }
 
-    /// True when `multiplyDirect` gives a product of `columns` columns `k` deep to the kernel (else
-    /// to `cblas_sgemm`). OpenBLAS's small
-    /// kernel sums each element in one FMA chain, k in order, in blocks of 16 columns (the last
-    /// one masked), except for a last block of at most 8 columns when `k` ≥ 32, which it sums as
-    /// dot products (another order) in a buffer it allocates: `multiplyDirect` then recomputes
-    /// the last 16 columns instead, which needs 16 columns in all.
+    /// True when `multiplyDirect` gives a product of `columns` columns `k` deep to the kernel
+    /// (else to `cblas_sgemm`). OpenBLAS's small kernel sums each element in one FMA chain, k in
+    /// order, in blocks of 16 columns (the last one masked), except for a last block of at most
+    /// 8 columns when `k` ≥ 32, which it sums as dot products (another order) in a buffer it
+    /// allocates: `multiplyDirect` then recomputes the last 16 columns instead, which needs 16
+    /// columns in all.
     package static func runsDirect(columns: Int, k: Int) -> Bool { columns > 8 || k < 32 }
 
     /// `C[rows × columns] = W · B[:, columns]` written (not added) by `direct`, for rows `rows` of

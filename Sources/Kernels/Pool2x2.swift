@@ -5,7 +5,7 @@
 package enum Pool2x2 {
     /// The max of one window (rows `width` apart).
     @inline(__always)
-    package static func maxOfWindow(_ window: UnsafePointer<Float>, width: Int) -> Float {
+    static func maxOfWindow(_ window: UnsafePointer<Float>, width: Int) -> Float {
         var best = -Float.greatestFiniteMagnitude
         if window[0] > best { best = window[0] }
         if window[1] > best { best = window[1] }
@@ -18,7 +18,7 @@ package enum Pool2x2 {
     /// odd (right) taps. Lane by lane the same comparisons in the same order as `maxOfWindow`,
     /// so the same bits.
     @inline(__always)
-    package static func maxOf8Windows(_ window: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>) {
+    static func maxOf8Windows(_ window: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>) {
         let upper = UnsafeRawPointer(window).loadUnaligned(as: SIMD16<Float>.self)
         let lower = UnsafeRawPointer(window + width).loadUnaligned(as: SIMD16<Float>.self)
         var best = SIMD8<Float>(repeating: -Float.greatestFiniteMagnitude)
@@ -34,7 +34,7 @@ package enum Pool2x2 {
     /// each row's taps at `x` and `x + 1`. Lane by lane the comparisons of `maxOfWindow`, so
     /// the same bits.
     @inline(__always)
-    package static func maxOf8AdjacentWindows(_ window: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>) {
+    static func maxOf8AdjacentWindows(_ window: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>) {
         @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self) }
         let (a, b, c, d) = (load(window), load(window + 1), load(window + width), load(window + width + 1))
         var best = SIMD8<Float>(repeating: -Float.greatestFiniteMagnitude)
