@@ -12,10 +12,17 @@ import Darwin
 /// AlexeyAB's are computed in Float as its `activations.c` does (`mish` uses its softplus
 /// with threshold 20: `x` above 20, `exp(x)` below −20, else `log(exp(x) + 1)`, and its
 /// tanh `2/(1 + exp(−2y)) − 1`).
+///
+/// `logistic` in a cfg of AlexeyAB's dialect is `alexeyABLogistic`, his Float formula (the
+/// parser decides; it is no cfg name of its own).
 public enum Activation: String, Sendable, CaseIterable {
     case linear, leaky, relu, logistic, tanh, elu, selu, relie, ramp, plse, stair, hardtan, lhtan, loggy
     case relu6, gelu, mish, swish
     case hardMish = "hard_mish"
+    case alexeyABLogistic = "logistic (AlexeyAB)"
+
+    /// The name a cfg gives it: `logistic` for both logistics.
+    public var cfgName: String { self == .alexeyABLogistic ? Activation.logistic.rawValue : rawValue }
 
     /// Applies the activation in place to `count` floats. The formulas with `exp`, `tanh` or
     /// `log` (about 10 ns an element) are split across up to `threads` workers when there are
@@ -31,6 +38,8 @@ public enum Activation: String, Sendable, CaseIterable {
             for i in 0..<count where !(x[i] > 0) { x[i] = 0 }
         case .logistic:
             Logistic.apply(x, x, count: count, threads: threads)
+        case .alexeyABLogistic:
+            AlexeyABLogistic.apply(x, x, count: count, threads: threads)
         default:
             Parallel.forChunks(of: count, work: count * 8, threads: threads) { range in
                 for i in range { x[i] = value(x[i]) }
@@ -103,6 +112,9 @@ public enum Activation: String, Sendable, CaseIterable {
             // `2/(1 + expf(-2y)) - 1` and softplus `logf(expf(x) + 1)`, not tanhf and log1pf.
             let softplus: Float = x > 20 ? x : (x < -20 ? expf(x) : logf(expf(x) + 1))
             return x * (2 / (1 + expf(-2 * softplus)) - 1)
+        case .alexeyABLogistic:
+            // AlexeyAB: 1.f/(1.f + expf(-x)), glibc's expf as its FMA build computes it
+            return AlexeyABLogistic.reference(x)
         case .swish:
             // AlexeyAB: x * logistic_activate(x), logistic = 1/(1 + expf(-x))
             return x * (1 / (1 + expf(-x)))

@@ -71,8 +71,9 @@ package struct Epilogue {
     }
 
     /// `x = activation(x + bias)` over `count` contiguous floats, then `x = x + residual[i]`.
-    /// Linear, leaky and relu in one pass; logistic adds, then runs `Logistic`'s kernel; the
-    /// others add, then call `Activation.apply`. Bit for bit `reference`'s values.
+    /// Linear, leaky and relu in one pass; the logistics add, then run their kernels (`Logistic`,
+    /// `AlexeyABLogistic`); the others add, then call `Activation.apply`. Bit for bit
+    /// `reference`'s values.
     @inline(__always)
     package static func biasActivation(_ plane: UnsafeMutablePointer<Float>, count: Int, bias: Float,
                                        activation: Activation, adding residual: UnsafePointer<Float>? = nil) {
@@ -89,6 +90,9 @@ package struct Epilogue {
         case .logistic:
             for i in 0..<count { plane[i] += bias }
             Logistic.serial(plane, plane, count: count)
+        case .alexeyABLogistic:
+            for i in 0..<count { plane[i] += bias }
+            AlexeyABLogistic.serial(plane, plane, count: count)
         default:
             for i in 0..<count { plane[i] += bias }
             activation.apply(plane, count: count, threads: 1)  // the epilogue's callers already split
