@@ -78,7 +78,7 @@ enum LayerTable {
         case .empty:
             return "empty                   " + shapes
         case .activation(let layer):
-            return String(format: "Activation Layer: %d inputs", i.count) + " (\(layer.activation.rawValue))"
+            return String(format: "Activation Layer: %d inputs", i.count) + " (\(layer.activation.cfgName))"
         case .detection:
             return "Detection Layer"
         case .crnn(let crnn):  // AlexeyAB's make_crnn_layer line

@@ -54,7 +54,9 @@ final class ActivationGoldenTests: XCTestCase {
 
     /// Reference: AlexeyAB's darknet (built from source with plain IEEE float operations): mish,
     /// swish and hard_mish bit for bit (the same Float formulas on glibc's expf and logf), leaky
-    /// bit for bit (his convolution's `.1` is a double, as pjreddie's), gelu within 1e-6.
+    /// bit for bit (his convolution's `.1` is a double, as pjreddie's), gelu within 1e-6, and his
+    /// Float logistic (what `logistic` is in his dialect) bit for bit, where pjreddie's double
+    /// formula differs in the last bit.
     func testAlexeyABActivationsMatchAlexeyABsDarknet() throws {
         let golden = try JSONDecoder().decode(Golden.self, from: Data(contentsOf: TestData.fixture("activations-alexeyab.json")))
         XCTAssertTrue(golden.reference.hasPrefix("AlexeyAB darknet "), golden.reference)
@@ -64,6 +66,12 @@ final class ActivationGoldenTests: XCTestCase {
             }
             XCTAssertLessThanOrEqual(worst(activation, expected, golden.inputs), tolerance, name)
         }
+        guard let logistic = golden.outputs["logistic"] else { return XCTFail("golden lacks logistic") }
+        let dialect = CfgDialect.alexeyAB.activation(.logistic)
+        XCTAssertEqual(dialect, .alexeyABLogistic)
+        XCTAssertEqual(worst(dialect, logistic, golden.inputs), 0)
+        let pjreddies = zip(golden.inputs, logistic).filter { x, y in Activation.logistic.value(x) != y }
+        XCTAssertFalse(pjreddies.isEmpty, "the grid holds inputs where the two formulas differ")
     }
 
     /// Reference: AlexeyAB's activations.c formulas, values computed by hand.

@@ -218,11 +218,12 @@ final class YoloTests: XCTestCase {
     /// A head of yolov3-tiny's size (3 anchors × 85 entries, 26×25) on 1, 2 and 3 workers (its
     /// class planes are long enough to be split across them): every element is the scalar
     /// formula's, w and h are untouched, and scale_x_y applies to x and y after the logistic.
+    /// `scale_x_y` makes the cfg AlexeyAB's, and the logistic his Float formula.
     func testLargeHeadOnAnyWorkerCountIsTheScalarFormula() throws {
         let (plane, entries) = (26 * 25, 85)
         let input = (0..<3 * entries * plane).map { Float($0 % 3001 - 1500) / 211 }
-        func logistic(_ x: Float) -> Float { Float(1 / (1 + exp(-Double(x)))) }
         for scale in ["", "scale_x_y=1.1\n"] {
+            func logistic(_ x: Float) -> Float { scale.isEmpty ? Float(1 / (1 + exp(-Double(x)))) : 1 / (1 + expf(-x)) }
             let cfg = "[net]\nwidth=25\nheight=26\nchannels=255\n[yolo]\nmask=0,1,2\nanchors=1,2,3,4,5,6\nclasses=80\nnum=3\n" + scale
             var expected = input
             for i in expected.indices {

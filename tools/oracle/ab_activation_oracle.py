@@ -4,7 +4,7 @@
 Calls, on the same input grid as activation_oracle.py, what AlexeyAB's convolution forward
 calls for each activation: `activate_array_mish`, `activate_array_swish`,
 `activate_array_hard_mish`, and `activate_array_cpu_custom` (leaky with its double .1, and
-`activate` for gelu and the rest); writes Tests/DarknetTests/Fixtures/activations-alexeyab.json.
+`activate` for gelu, logistic and the rest); writes Tests/DarknetTests/Fixtures/activations-alexeyab.json.
 
 AlexeyAB's darknet is not packaged: build it yourself (CPU only, `make LIBSO=1`, with
 OPTS="-O2 -ffp-contract=off" so each float operation is the one its C source writes) and
@@ -20,7 +20,7 @@ import os
 
 # darknet.h (AlexeyAB): LOGISTIC, RELU, RELU6, RELIE, LINEAR, RAMP, TANH, PLSE, REVLEAKY, LEAKY,
 # ELU, LOGGY, STAIR, HARDTAN, LHTAN, SELU, GELU, SWISH, MISH, HARD_MISH
-CODES = {"leaky": 9, "gelu": 16, "linear": 4, "relu": 1}
+CODES = {"leaky": 9, "gelu": 16, "linear": 4, "relu": 1, "logistic": 0}
 
 from activation_oracle import INPUTS as GRID  # noqa: E402  (pjreddie's grid)
 

@@ -13,10 +13,11 @@ extension Activation {
     /// The activation a cfg's `activation=` names (any case), or a typed error naming the line.
     init(cfgName: String, location: CfgLocation) throws {
         let name = cfgName.lowercased()
-        guard let value = Activation(rawValue: name) ?? Self.aliases[name] else {
-            throw CfgError.invalidValue(location, value: cfgName,
-                                        expected: "one of " + (Activation.allCases.map(\.rawValue) + Self.aliases.keys.sorted())
-                                            .joined(separator: ", "))
+        // `alexeyABLogistic` is no cfg name: the dialect makes it from `logistic`.
+        let named = Activation(rawValue: name).flatMap { $0.cfgName == name ? $0 : nil }
+        guard let value = named ?? Self.aliases[name] else {
+            let names = Activation.allCases.filter { $0.rawValue == $0.cfgName }.map(\.rawValue) + Self.aliases.keys.sorted()
+            throw CfgError.invalidValue(location, value: cfgName, expected: "one of " + names.joined(separator: ", "))
         }
         self = value
     }

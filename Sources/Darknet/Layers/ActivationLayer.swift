@@ -18,7 +18,7 @@ extension ActivationLayer: LayerType {
 
     static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
         let activation = try Activation(cfgName: section.string("activation", default: "linear"), location: section.location("activation"))
-        return ParsedLayer(kind: .activation(ActivationLayer(activation: activation)), input: context.input, output: context.input)
+        return ParsedLayer(kind: .activation(ActivationLayer(activation: context.dialect.activation(activation))), input: context.input, output: context.input)
     }
 
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {

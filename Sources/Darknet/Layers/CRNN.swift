@@ -75,6 +75,7 @@ extension CRNN: LayerType {
     static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
         var crnn = try parse(section)
         crnn.batchNormFold = context.dialect.batchNormFold
+        crnn.activation = context.dialect.activation(crnn.activation)
         let input = context.input
         let height = input.height + 2 * crnn.padding - crnn.size + 1, width = input.width + 2 * crnn.padding - crnn.size + 1
         guard height == input.height, width == input.width else {

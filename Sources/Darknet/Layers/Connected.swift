@@ -72,6 +72,7 @@ extension Connected: LayerType {
     static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
         var connected = try parse(section)
         connected.batchNormFold = context.dialect.batchNormFold
+        connected.activation = context.dialect.activation(connected.activation)
         return ParsedLayer(kind: .connected(connected), input: context.input, output: connected.outputShape(input: context.input))
     }
 

@@ -178,6 +178,7 @@ extension Convolutional: LayerType {
         }
         var folded = conv
         folded.batchNormFold = context.dialect.batchNormFold
+        folded.activation = context.dialect.activation(conv.activation)
         folded.sharesWeightsOf = try sharedSource(section, conv, in: context)
         return ParsedLayer(kind: .convolutional(folded), input: input, output: output)
     }

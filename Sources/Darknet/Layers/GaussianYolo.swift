@@ -4,7 +4,8 @@ import YOLO
 /// `[Gaussian_yolo]` (AlexeyAB, Gaussian YOLOv3): input = output `(mask.count · (9 + classes)) × H × W`,
 /// per anchor μ and σ of x, y, w, h, then objectness and the class scores (`GaussianYOLOHead`).
 /// Forward is AlexeyAB's `forward_gaussian_yolo_layer` at inference: the logistic on μx, σx,
-/// μy, σy, σw, σh, objectness and classes, `scale_x_y` on μx and μy; μw and μh copied raw.
+/// μy, σy, σw, σh, objectness and classes, `scale_x_y` on μx and μy; μw and μh copied raw. The
+/// logistic is his Float one (`AlexeyABLogistic`): the section is his alone.
 /// Boxes and their uncertainty-weighted scores are decoded by `GaussianYOLODecoder`.
 public struct GaussianYolo: Sendable, Hashable {
     public var head: GaussianYOLOHead
@@ -42,7 +43,7 @@ public struct GaussianYolo: Sendable, Hashable {
         for n in 0..<head.mask.count {
             let base = output + n * head.entriesPerAnchor * plane
             for (entry, planes) in [(0, 2), (2, 2), (5, 1), (7, 1), (8, 1 + head.classes)] {
-                Logistic.apply(base + entry * plane, base + entry * plane, count: planes * plane, threads: threads)
+                AlexeyABLogistic.apply(base + entry * plane, base + entry * plane, count: planes * plane, threads: threads)
             }
             if scale != 1 {
                 for entry in [0, 2] {

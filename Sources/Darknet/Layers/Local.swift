@@ -99,7 +99,8 @@ extension Local: LayerType {
     }
 
     static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
-        let local = try parse(section)
+        var local = try parse(section)
+        local.activation = context.dialect.activation(local.activation)
         guard let output = local.outputShape(input: context.input) else {
             throw CfgError.inputTooSmall(context.location, layer: context.index, detail: "\(context.input) with size=\(local.size) pad=0")
         }

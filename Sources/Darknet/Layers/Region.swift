@@ -9,7 +9,7 @@ import YOLO
 /// (blas.c `softmax` with temperature 1 over planes `H·W` apart, from the raw input), or a
 /// logistic on each score with `softmax=0`; w and h stay raw. Boxes are decoded by the
 /// `YOLO` module (`RegionHead`: anchors in grid cells, get_region_box /
-/// correct_region_boxes), not here.
+/// correct_region_boxes), not here. In AlexeyAB's dialect the logistic is his Float one.
 ///
 /// With `tree=` (YOLO9000's WordTree, `ClassTree`), the softmax runs across each tree group
 /// of a cell's class scores instead, as pjreddie's GPU forward and AlexeyAB's CPU forward do
@@ -22,6 +22,8 @@ import YOLO
 /// are typed errors.
 public struct Region: Sendable, Hashable {
     public var head: RegionHead
+    /// The cfg's dialect's logistic (`CfgDialect.activation`).
+    public var logistic: Activation = .logistic
 
     static let keys: Set<String> = [
         "coords", "classes", "num", "softmax", "anchors", "log", "sqrt", "background", "max", "jitter", "rescore",
@@ -67,10 +69,10 @@ public struct Region: Sendable, Hashable {
         let entries = head.classes + 5
         for n in 0..<head.anchorCount {
             let base = output + n * entries * plane
-            Activation.logistic.apply(base, count: 2 * plane, threads: threads)
-            Activation.logistic.apply(base + 4 * plane, count: plane, threads: threads)
+            logistic.apply(base, count: 2 * plane, threads: threads)
+            logistic.apply(base + 4 * plane, count: plane, threads: threads)
             if !head.softmax && head.tree == nil {
-                Activation.logistic.apply(base + 5 * plane, count: head.classes * plane, threads: threads)
+                logistic.apply(base + 5 * plane, count: head.classes * plane, threads: threads)
             }
         }
         if let tree = head.tree {
@@ -118,7 +120,8 @@ extension Region: LayerType {
     }
 
     static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
-        let region = try parse(section, limits: context.limits)
+        var region = try parse(section, limits: context.limits)
+        region.logistic = context.dialect.activation(.logistic)
         if context.input.channels != region.expectedChannels {
             throw CfgError.filtersMismatch(headFiltersLocation(context), layer: max(context.index - 1, 0),
                                            filters: context.input.channels, expected: region.expectedChannels)

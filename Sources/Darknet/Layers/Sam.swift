@@ -47,7 +47,8 @@ extension Sam: LayerType {
     static let sectionNames = ["sam"]
 
     static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
-        let sam = try parse(section, index: context.index)
+        var sam = try parse(section, index: context.index)
+        sam.activation = context.dialect.activation(sam.activation)
         let sourceShape = context.layers[sam.source].output
         guard let output = sam.outputShape(input: context.input, sourceShape: sourceShape) else {
             throw CfgError.shapeMismatch(section.location("from"), layer: context.index,

@@ -54,7 +54,8 @@ extension ScaleChannels: LayerType {
     static let sectionNames = ["scale_channels"]
 
     static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
-        let scale = try parse(section, index: context.index)
+        var scale = try parse(section, index: context.index)
+        scale.activation = context.dialect.activation(scale.activation)
         let sourceShape = context.layers[scale.source].output
         guard let output = scale.outputShape(input: context.input, sourceShape: sourceShape) else {
             throw CfgError.shapeMismatch(section.location("from"), layer: context.index,

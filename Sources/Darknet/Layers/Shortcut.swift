@@ -180,7 +180,8 @@ extension Shortcut: LayerType {
     static let sectionNames = ["shortcut"]
 
     static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
-        let shortcut = try parse(section, index: context.index)
+        var shortcut = try parse(section, index: context.index)
+        shortcut.activation = context.dialect.activation(shortcut.activation)
         let sourceShapes = shortcut.sources.map { context.layers[$0].output }
         guard let output = shortcut.outputShape(input: context.input, sourceShapes: sourceShapes) else {
             let listed = zip(shortcut.sources, sourceShapes).map { "layer \($0.0) (\($0.1))" }.joined(separator: ", ")

@@ -3,9 +3,9 @@ import Kernels
 import YOLO
 
 /// `[yolo]`: input = output `(mask.count · (5 + classes)) × H × W`. Forward writes the logistic
-/// (`Logistic`) of x, y, objectness and the class scores of every anchor and copies w and h raw
-/// (darknet's `forward_yolo_layer` at inference: a copy, then the logistic in place). Boxes are
-/// decoded by the `YOLO` module from this output.
+/// (`Logistic`; `AlexeyABLogistic` in his dialect) of x, y, objectness and the class scores of
+/// every anchor and copies w and h raw (darknet's `forward_yolo_layer` at inference: a copy,
+/// then the logistic in place). Boxes are decoded by the `YOLO` module from this output.
 ///
 /// AlexeyAB's `scale_x_y = s` (yolov4): after the logistic, x and y become `s·x − (s − 1)/2`
 /// (`scal_add_cpu(2·w·h, s, −0.5·(s − 1), …)` in `forward_yolo_layer`), so the box centre can
@@ -21,6 +21,9 @@ public struct Yolo: Sendable, Hashable {
     /// AlexeyAB's `nms_kind` (with `beta_nms`); `Detector` uses the last head's
     /// (`ModelDescription.nmsKind`), as AlexeyAB's `detector test` does.
     public var nmsKind: NMSKind = .default
+    /// The cfg's dialect's logistic (`CfgDialect.activation`): pjreddie's `Logistic` or
+    /// AlexeyAB's `AlexeyABLogistic`.
+    public var logistic: Activation = .logistic
 
     /// Keys read and honoured; every other key in `keys` is training-only (ignored) or in `rejectedKeys`.
     static let honouredKeys: Set<String> = ["mask", "anchors", "classes", "num", "scale_x_y", "new_coords", "nms_kind",
@@ -105,7 +108,11 @@ public struct Yolo: Sendable, Hashable {
                 } else if offset >= 2 * plane && offset < 4 * plane {
                     (output + i).update(from: input + i, count: end - i)
                 } else {
-                    Logistic.serial(input + i, output + i, count: end - i)
+                    if logistic == .alexeyABLogistic {
+                        AlexeyABLogistic.serial(input + i, output + i, count: end - i)
+                    } else {
+                        Logistic.serial(input + i, output + i, count: end - i)
+                    }
                     if offset < 2 * plane { scale(output + i, count: end - i) }
                 }
                 i = end
@@ -130,7 +137,8 @@ extension Yolo: LayerType {
     }
 
     static func layer(_ section: CfgSection, in context: LayerContext) throws -> ParsedLayer {
-        let yolo = try parse(section)
+        var yolo = try parse(section)
+        yolo.logistic = context.dialect.activation(.logistic)
         if context.input.channels != yolo.expectedChannels {
             throw CfgError.filtersMismatch(headFiltersLocation(context), layer: max(context.index - 1, 0),
                                            filters: context.input.channels, expected: yolo.expectedChannels)

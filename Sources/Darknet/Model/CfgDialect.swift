@@ -15,6 +15,14 @@ public enum CfgDialect: String, Sendable, Hashable {
     /// How its darknet applies batch norm (and what a `[batchnorm]` layer reads: AlexeyAB's
     /// reads biases before the statistics).
     public var batchNormFold: BatchNormFold { self == .pjreddie ? .pjreddie : .alexeyAB }
+
+    /// The formula its darknet computes for a cfg's `activation`: AlexeyAB's `logistic` is his
+    /// Float one (`Activation.alexeyABLogistic`). His other Float versions of pjreddie's
+    /// formulas (`loggy elu selu tanh relie ramp plse lhtan`) are computed pjreddie's way in
+    /// both dialects, within 1e-6 relative of his.
+    public func activation(_ activation: Activation) -> Activation {
+        self == .alexeyAB && activation == .logistic ? .alexeyABLogistic : activation
+    }
 }
 
 /// The dialect of a cfg and the first thing in it that decided it.

@@ -45,6 +45,22 @@ final class CfgDialectTests: XCTestCase {
         XCTAssertEqual(net.dialect.evidence?.line, 5)
     }
 
+    /// `logistic` is the dialect's formula in every layer that applies one: pjreddie's double one
+    /// in his dialect, AlexeyAB's Float one in his; no cfg can name the latter directly.
+    func testLogisticIsTheDialectsFormula() throws {
+        let body = "[convolutional]\nfilters=18\nsize=1\nactivation=logistic\n[shortcut]\nfrom=-1\nactivation=logistic\n"
+            + "[yolo]\nmask=0,1\nanchors=1,2,3,4\nclasses=4\nnum=2\n"
+        for (extra, expected) in [("", Activation.logistic), ("mosaic=1\n", .alexeyABLogistic)] {
+            let model = try model(body, net: net + extra)
+            guard case .convolutional(let conv) = model.layers[0].kind, case .shortcut(let shortcut) = model.layers[1].kind,
+                  case .yolo(let yolo) = model.layers[2].kind else { return XCTFail() }
+            XCTAssertEqual([conv.activation, shortcut.activation, yolo.logistic], [expected, expected, expected], extra)
+            XCTAssertEqual(conv.activation.cfgName, "logistic")
+        }
+        XCTAssertThrowsError(try model("[convolutional]\nfilters=4\nsize=1\nactivation=logistic (alexeyab)\n"))
+        XCTAssertThrowsError(try model("[convolutional]\nfilters=4\nsize=1\nactivation=logistic (AlexeyAB)\n"))
+    }
+
     /// A key neither darknet reads (a typo) is a warning, not evidence; the first evidence in
     /// file order decides.
     func testUnknownKeysAreNotEvidenceAndTheFirstEvidenceWins() throws {
