@@ -293,7 +293,9 @@ def report(args, peers, results, started):
                  "forward cost). The forward clock covers only the network: darknet-swift's `benchmark` "
                  "end-to-end pass (on its own input), darknet's `network_predict`, OpenCV's "
                  "`net.forward(<all YOLO outputs>)`, ONNX Runtime's `run` and OpenVINO's `infer` (their graphs end "
-                 "at the heads' inputs; the heads' logistic is a few microseconds). Whole processes include each "
+                 "at the `[yolo]` layers' inputs, so their times leave out those layers' logistic, which "
+                 "darknet-swift's include: 0.1–0.4 ms on the tiny models, `benchmark`'s `yolo` rows; yolov7-tiny's "
+                 "heads apply theirs in a convolution, in every graph). Whole processes include each "
                  "program's extras (darknet draws the photo; the Python peers start an interpreter). "
                  "With synthetic weights darknet-swift and darknet run at threshold 1 (no box passes). "
                  f"Synthetic weights: {args.synthetic_note}.")
