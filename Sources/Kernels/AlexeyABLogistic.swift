@@ -1,9 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// AlexeyAB's logistic, `1.f/(1.f + expf(-x))` in Float (his `activations.h`; pjreddie's is
 /// `Logistic`, in double), with `expf` computed as glibc's: the same bits as `reference`, four
 /// elements at a time.
@@ -128,8 +122,22 @@ package enum AlexeyABLogistic {
     /// 1.5·2⁵²: adding it rounds a double below 2⁵¹ in magnitude to an integer, kept in the low bits.
     static let shift = 0x1.8p52
 
-    /// glibc's table: the bits of `2^(j/32)` (libm's `exp2`) less `j << 47`, so that adding
-    /// `ki << 47` restores `j` and adds `(k − j)/32` to the exponent. An entry off by an ulp
-    /// would change results across a 32nd of all inputs: the tests compare with libm's `expf`.
-    static let table: [UInt64] = (0..<32).map { j in exp2(Double(j) / 32).bitPattern &- (UInt64(j) << 47) }
+    /// glibc's table: the bits of `2^(j/32)` less `j << 47`, so that adding `ki << 47` restores
+    /// `j` and adds `(k − j)/32` to the exponent.
+    static let table: [UInt64] = powers.enumerated().map { j, bits in bits &- (UInt64(j) << 47) }
+
+    /// The bits of `2^(j/32)` rounded to the nearest double, `j < 32` (from a 60-digit decimal
+    /// evaluation; written out so the bits depend on no platform's `exp2`). An entry off by an
+    /// ulp would change few results, as they are rounded to Float after: the tests compare the
+    /// entries with glibc's `exp2`.
+    static let powers: [UInt64] = [
+        0x3ff0_0000_0000_0000, 0x3ff0_59b0_d315_8574, 0x3ff0_b558_6cf9_890f, 0x3ff1_1301_d012_5b51,
+        0x3ff1_72b8_3c7d_517b, 0x3ff1_d487_3168_b9aa, 0x3ff2_387a_6e75_6238, 0x3ff2_9e9d_f51f_dee1,
+        0x3ff3_06fe_0a31_b715, 0x3ff3_71a7_373a_a9cb, 0x3ff3_dea6_4c12_3422, 0x3ff4_4e08_6061_892d,
+        0x3ff4_bfda_d536_2a27, 0x3ff5_342b_569d_4f82, 0x3ff5_ab07_dd48_5429, 0x3ff6_247e_b03a_5585,
+        0x3ff6_a09e_667f_3bcd, 0x3ff7_1f75_e8ec_5f74, 0x3ff7_a114_73eb_0187, 0x3ff8_2589_994c_ce13,
+        0x3ff8_ace5_422a_a0db, 0x3ff9_3737_b0cd_c5e5, 0x3ff9_c491_82a3_f090, 0x3ffa_5503_b23e_255d,
+        0x3ffa_e89f_995a_d3ad, 0x3ffb_7f76_f2fb_5e47, 0x3ffc_199b_dd85_529c, 0x3ffc_b720_dcef_9069,
+        0x3ffd_5818_dcfb_a487, 0x3ffd_fc97_337b_9b5f, 0x3ffe_a4af_a2a4_90da, 0x3fff_5076_5b6e_4540,
+    ]
 }

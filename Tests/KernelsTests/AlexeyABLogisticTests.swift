@@ -33,8 +33,8 @@ final class AlexeyABLogisticTests: XCTestCase {
 
     #if canImport(Glibc)
     /// The reference's `expf` is glibc's on CPUs with FMA (every x86-64 since 2013 and every arm64
-    /// this runs on): every 61st Float, and the two Floats where glibc's unfused build differs.
-    /// Without the fused `r` the two fail; with a table entry off by an ulp, a 32nd of all.
+    /// this runs on): every 61st Float, and the two Floats where glibc's unfused build differs
+    /// (without the fused `r` the two fail). The table's powers of 2 are glibc's `exp2`'s.
     func testExpfIsGlibcs() {
         var mismatches = 0
         var first: Float?
@@ -47,6 +47,9 @@ final class AlexeyABLogisticTests: XCTestCase {
         XCTAssertEqual(mismatches, 0, "first at \(String(describing: first))")
         for x: Float in [32.564632, -63.09946, 88.72283, 88.72284, -103.97207, -103.97208, -87.5, 0, -0, 1e-30] {
             XCTAssertEqual(AlexeyABLogistic.expf(x).bitPattern, expf(x).bitPattern, "\(x)")
+        }
+        for (j, bits) in AlexeyABLogistic.powers.enumerated() {
+            XCTAssertEqual(bits, exp2(Double(j) / 32).bitPattern, "2^(\(j)/32)")
         }
     }
     #endif
