@@ -27,24 +27,9 @@ package enum AlexeyABLogistic {
         }
     }
 
-    /// `apply` on the calling thread.
+    /// `apply` on the calling thread (`Logistic.inBlocks`' loop).
     package static func serial(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int) {
-        // Each block goes to `scratch` first: when `output` is `input`, a block that fails the
-        // checks still has its inputs for the reference.
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: block) { scratch in
-            table.withUnsafeBufferPointer { table in
-                var i = 0
-                while i + block <= count {
-                    if fastBlock(input + i, scratch.baseAddress!, table.baseAddress!) {
-                        (output + i).update(from: scratch.baseAddress!, count: block)
-                    } else {
-                        for j in i..<i + block { output[j] = reference(input[j]) }
-                    }
-                    i += block
-                }
-                for j in i..<count { output[j] = reference(input[j]) }
-            }
-        }
+        Logistic.inBlocks(input, output, count: count, block: block, table: table, fast: fastBlock, reference: reference)
     }
 
     /// The reference: `1.f/(1.f + expf(-x))` with `expf` glibc's fused build (`expf`).

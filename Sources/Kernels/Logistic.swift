@@ -32,13 +32,23 @@ package enum Logistic {
 
     /// `apply` on the calling thread.
     package static func serial(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int) {
-        // Each block goes to `scratch` first: when `output` is `input`, a block that fails the
-        // checks still has its inputs for the reference.
+        inBlocks(input, output, count: count, block: block, table: powers, fast: fastBlock, reference: reference)
+    }
+
+    /// The loop of both logistics' `serial`: `fast` computes a block of `block` elements into
+    /// scratch and returns whether they are right, else `reference` computes that block; the
+    /// tail shorter than a block takes `reference` too. `output` may be `input`: a block goes
+    /// to scratch first, so one that fails the checks still has its inputs for the reference.
+    @inline(__always)
+    static func inBlocks<Entry>(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int,
+                                block: Int, table: [Entry],
+                                fast: (UnsafePointer<Float>, UnsafeMutablePointer<Float>, UnsafePointer<Entry>) -> Bool,
+                                reference: (Float) -> Float) {
         withUnsafeTemporaryAllocation(of: Float.self, capacity: block) { scratch in
-            powers.withUnsafeBufferPointer { table in
+            table.withUnsafeBufferPointer { table in
                 var i = 0
                 while i + block <= count {
-                    if fastBlock(input + i, scratch.baseAddress!, table.baseAddress!) {
+                    if fast(input + i, scratch.baseAddress!, table.baseAddress!) {
                         (output + i).update(from: scratch.baseAddress!, count: block)
                     } else {
                         for j in i..<i + block { output[j] = reference(input[j]) }

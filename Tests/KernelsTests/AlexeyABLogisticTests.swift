@@ -122,24 +122,8 @@ final class AlexeyABLogisticTests: XCTestCase {
     /// A block with one input beyond ±87, an infinity or a NaN is computed by the reference; so
     /// are the tails shorter than a block. In place and out of place agree.
     func testOutOfRangeInputsTailsAndInPlace() {
-        for odd: Float in [87.5, -88, 1e30, .infinity, -.infinity, .nan, -104, 90] {
-            for count in [1, 3, 63, 64, 65, 130, 200] {
-                var input = (0..<count).map { Float($0 % 37) / 3 - 6 }
-                input[count / 2] = odd
-                var output = [Float](repeating: -1, count: count)
-                input.withUnsafeBufferPointer { i in
-                    output.withUnsafeMutableBufferPointer { AlexeyABLogistic.serial(i.baseAddress!, $0.baseAddress!, count: count) }
-                }
-                var inPlace = input
-                inPlace.withUnsafeMutableBufferPointer { AlexeyABLogistic.serial($0.baseAddress!, $0.baseAddress!, count: count) }
-                for j in 0..<count {
-                    let expected = AlexeyABLogistic.reference(input[j])
-                    XCTAssertTrue(output[j].bitPattern == expected.bitPattern || (expected.isNaN && output[j].isNaN),
-                                  "\(odd), count \(count), element \(j)")
-                    XCTAssertTrue(inPlace[j].bitPattern == output[j].bitPattern || (inPlace[j].isNaN && output[j].isNaN))
-                }
-            }
-        }
+        checkOddInputsTailsAndInPlace([87.5, -88, 1e30, .infinity, -.infinity, .nan, -104, 90],
+                                      serial: AlexeyABLogistic.serial, reference: AlexeyABLogistic.reference)
     }
 
     /// Split across 1, 2 and 3 workers, every element is the reference's.

@@ -71,24 +71,8 @@ final class LogisticTests: XCTestCase {
     /// A block with one input beyond ±80, an infinity or a NaN is computed by the reference;
     /// so are the tails shorter than a block. In place and out of place agree.
     func testOutOfRangeInputsTailsAndInPlace() {
-        for odd: Float in [80.5, -81, 1e30, .infinity, -.infinity, .nan, -104, 90] {
-            for count in [1, 3, 63, 64, 65, 130, 200] {
-                var input = (0..<count).map { Float($0 % 37) / 3 - 6 }
-                input[count / 2] = odd
-                var output = [Float](repeating: -1, count: count)
-                input.withUnsafeBufferPointer { i in
-                    output.withUnsafeMutableBufferPointer { Logistic.serial(i.baseAddress!, $0.baseAddress!, count: count) }
-                }
-                var inPlace = input
-                inPlace.withUnsafeMutableBufferPointer { Logistic.serial($0.baseAddress!, $0.baseAddress!, count: count) }
-                for j in 0..<count {
-                    let expected = Logistic.reference(input[j])
-                    XCTAssertTrue(output[j].bitPattern == expected.bitPattern || (expected.isNaN && output[j].isNaN),
-                                  "\(odd), count \(count), element \(j)")
-                    XCTAssertTrue(inPlace[j].bitPattern == output[j].bitPattern || (inPlace[j].isNaN && output[j].isNaN))
-                }
-            }
-        }
+        checkOddInputsTailsAndInPlace([80.5, -81, 1e30, .infinity, -.infinity, .nan, -104, 90],
+                                      serial: Logistic.serial, reference: Logistic.reference)
     }
 
     /// Split across 1, 2 and 3 workers, every element is the reference's.
@@ -101,6 +85,33 @@ final class LogisticTests: XCTestCase {
                 output.withUnsafeMutableBufferPointer { Logistic.apply(i.baseAddress!, $0.baseAddress!, count: input.count, threads: threads) }
             }
             XCTAssertTrue(zip(output, expected).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(threads) workers")
+        }
+    }
+}
+
+/// For each odd input (out of the vector path's range) in the middle of runs of 1 to 200
+/// ordinary ones: `serial` out of place gives `reference`'s bits (NaN for NaN), and in place
+/// the same. The shared check of `LogisticTests` and `AlexeyABLogisticTests`.
+func checkOddInputsTailsAndInPlace(_ odds: [Float],
+                                   serial: (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void,
+                                   reference: (Float) -> Float, file: StaticString = #filePath, line: UInt = #line) {
+    for odd in odds {
+        for count in [1, 3, 63, 64, 65, 130, 200] {
+            var input = (0..<count).map { Float($0 % 37) / 3 - 6 }
+            input[count / 2] = odd
+            var output = [Float](repeating: -1, count: count)
+            input.withUnsafeBufferPointer { i in
+                output.withUnsafeMutableBufferPointer { serial(i.baseAddress!, $0.baseAddress!, count) }
+            }
+            var inPlace = input
+            inPlace.withUnsafeMutableBufferPointer { serial($0.baseAddress!, $0.baseAddress!, count) }
+            for j in 0..<count {
+                let expected = reference(input[j])
+                XCTAssertTrue(output[j].bitPattern == expected.bitPattern || (expected.isNaN && output[j].isNaN),
+                              "\(odd), count \(count), element \(j)", file: file, line: line)
+                XCTAssertTrue(inPlace[j].bitPattern == output[j].bitPattern || (inPlace[j].isNaN && output[j].isNaN),
+                              file: file, line: line)
+            }
         }
     }
 }
