@@ -128,17 +128,7 @@ final class AlexeyABLogisticTests: XCTestCase {
 
     /// Split across 1, 2 and 3 workers, every element is the reference's.
     func testParallelSplitsGiveTheReferencesBits() {
-        let input = (0..<200_003).map { Float($0 % 6007 - 3003) / 150 }
-        let expected = input.map(AlexeyABLogistic.reference)
-        for threads in [1, 2, 3] {
-            var output = [Float](repeating: 0, count: input.count)
-            input.withUnsafeBufferPointer { i in
-                output.withUnsafeMutableBufferPointer {
-                    AlexeyABLogistic.apply(i.baseAddress!, $0.baseAddress!, count: input.count, threads: threads)
-                }
-            }
-            XCTAssertTrue(zip(output, expected).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(threads) workers")
-        }
+        checkParallelSplits(apply: AlexeyABLogistic.apply, reference: AlexeyABLogistic.reference)
     }
 
     #if DEBUG

@@ -77,15 +77,23 @@ final class LogisticTests: XCTestCase {
 
     /// Split across 1, 2 and 3 workers, every element is the reference's.
     func testParallelSplitsGiveTheReferencesBits() {
-        let input = (0..<200_003).map { Float($0 % 6007 - 3003) / 150 }
-        let expected = input.map(Logistic.reference)
-        for threads in [1, 2, 3] {
-            var output = [Float](repeating: 0, count: input.count)
-            input.withUnsafeBufferPointer { i in
-                output.withUnsafeMutableBufferPointer { Logistic.apply(i.baseAddress!, $0.baseAddress!, count: input.count, threads: threads) }
-            }
-            XCTAssertTrue(zip(output, expected).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(threads) workers")
+        checkParallelSplits(apply: Logistic.apply, reference: Logistic.reference)
+    }
+}
+
+/// 200,003 logits split across 1, 2 and 3 workers by `apply`: every element is `reference`'s.
+/// Shared by `LogisticTests` and `AlexeyABLogisticTests`.
+func checkParallelSplits(apply: (UnsafePointer<Float>, UnsafeMutablePointer<Float>, Int, Int) -> Void,
+                         reference: (Float) -> Float, file: StaticString = #filePath, line: UInt = #line) {
+    let input = (0..<200_003).map { Float($0 % 6007 - 3003) / 150 }
+    let expected = input.map(reference)
+    for threads in [1, 2, 3] {
+        var output = [Float](repeating: 0, count: input.count)
+        input.withUnsafeBufferPointer { i in
+            output.withUnsafeMutableBufferPointer { apply(i.baseAddress!, $0.baseAddress!, input.count, threads) }
         }
+        XCTAssertTrue(zip(output, expected).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(threads) workers",
+                      file: file, line: line)
     }
 }
 
