@@ -64,8 +64,8 @@ package enum PackedGEMM {
         var unrollM: Int
         var unrollN: Int
         /// OpenBLAS's small-matrix kernel with β = 0 (`sgemm_small_kernel_b0_nn_…`, AVX-512 cores
-        /// only), which reads both plain operands where they lie and writes C without reading it
-        /// (`multiplyDirect`); nil where the core has none or it failed its self-check.
+        /// only: `smallKernelCores`), which reads both plain operands where they lie and writes C
+        /// without reading it (`multiplyDirect`); nil where the core has none or it failed its self-check.
         package var direct: DirectFunction?
 
         /// `sgemm_kernel_COOPERLAKE (16×4)`, and `sgemm_small_kernel_b0_nn_COOPERLAKE` when there
@@ -82,6 +82,14 @@ package enum PackedGEMM {
         "SKYLAKEX": (16, 4), "COOPERLAKE": (16, 4), "SAPPHIRERAPIDS": (16, 4),
         "HASWELL": (8, 4), "ZEN": (8, 4),
     ]
+    /// The cores whose `sgemm_small_kernel_b0_nn_…` is OpenBLAS's AVX-512 small-matrix kernel
+    /// (0.3.21's `KERNEL.SKYLAKEX`, which `KERNEL.COOPERLAKE` and `KERNEL.SAPPHIRERAPIDS`
+    /// include). A DYNAMIC_ARCH library exports the symbol for every core, but for the others it
+    /// is `generic/gemm_small_matrix_kernel_nn.c`, a plain triple loop: on `Haswell` and `Zen`
+    /// the layers it took ran 20–35 times slower than on their packed kernel (yolov7-tiny's
+    /// first layer 85 against 2.5 ms, docs/bench-log.md), so there `direct` is nil.
+    static let smallKernelCores: Set<String> = ["SKYLAKEX", "COOPERLAKE", "SAPPHIRERAPIDS"]
+
     /// Rows and columns of a product are cut at multiples of this (panel boundaries of every
     /// kernel in `unrolls`).
     static let cutMultiple = 16
@@ -108,7 +116,7 @@ package enum PackedGEMM {
         guard let kernel = dlsym(everywhere, "sgemm_kernel_" + suffix),
               let itcopy = dlsym(everywhere, "sgemm_itcopy_" + suffix),
               let oncopy = dlsym(everywhere, "sgemm_oncopy_" + suffix) else { return nil }
-        let direct = dlsym(everywhere, "sgemm_small_kernel_b0_nn_" + suffix)
+        let direct = smallKernelCores.contains(suffix) ? dlsym(everywhere, "sgemm_small_kernel_b0_nn_" + suffix) : nil
         return Kernel(core: suffix, kernel: unsafeBitCast(kernel, to: KernelFunction.self),
                       packColumnsCopy: unsafeBitCast(itcopy, to: CopyFunction.self),
                       packRowsCopy: unsafeBitCast(oncopy, to: CopyFunction.self),

@@ -11,6 +11,22 @@ final class PackedGEMMTests: XCTestCase {
         XCTAssertNil(PackedGEMM.resolve(core: "Prescott"), "a core whose unrolls are not in the table")
     }
 
+    /// A DYNAMIC_ARCH OpenBLAS exports `sgemm_small_kernel_b0_nn_…` for every core, but only
+    /// the AVX-512 cores' is a real kernel (the AVX2 cores' is a plain triple loop, 20–35 times
+    /// slower): the direct routine is taken for those alone. Resolving reads symbols and runs
+    /// nothing, so every core the library has is checked on any CPU.
+    func testTakesTheSmallKernelOnlyOnAVX512Cores() throws {
+        var checked: [String] = []
+        for core in PackedGEMM.unrolls.keys.sorted() {
+            guard let kernel = PackedGEMM.resolve(core: core) else { continue }
+            XCTAssertEqual(kernel.direct != nil, PackedGEMM.smallKernelCores.contains(core), core)
+            checked.append(core)
+        }
+        guard checked.contains("HASWELL") || checked.contains("ZEN") else {
+            throw XCTSkip("this OpenBLAS has none of the AVX2 cores' kernels (it has \(checked))")
+        }
+    }
+
     func testMatchesNaiveProductOnOddShapes() throws {
         let kernel = try XCTUnwrap(PackedGEMM.kernel, "OpenBLAS's \(GEMM.coreName) kernel is not available here")
         var generator = SplitMix64(state: 29)
