@@ -8,48 +8,74 @@
 /// window's max; the row pass keeps each row's first such tap and the column pass the first
 /// row that has one, which is the same tap (NaNs are skipped by both, and of +0 and −0 the
 /// first is kept by both). `size²` comparisons an output become `2·size`.
+///
+/// Both passes run 8 outputs at a time, each lane comparing its own taps in darknet's order.
+/// The row pass reads each row from a copy padded with −FLT_MAX, so every window is `size`
+/// taps: a −FLT_MAX tap never wins (the running max starts there and only grows), so it is
+/// the same as a skipped one.
 package enum PoolWindows {
-    /// Scratch floats `maxPool` needs: one row maximum per input row and output column.
-    package static func scratchCount(height: Int, outWidth: Int) -> Int { height * outWidth }
+    /// Scratch floats `maxPool` needs: one row maximum per input row and output column, and
+    /// one padded input row (`outWidth + size − 1`).
+    package static func scratchCount(height: Int, outWidth: Int, size: Int) -> Int {
+        height * outWidth + outWidth + size - 1
+    }
 
     /// One `height × width` plane into `outHeight × outWidth`: output (oy, ox) is the max over
     /// rows `offset + oy ..< + size` and columns `offset + ox ..< + size` that lie in the plane.
     package static func maxPool(_ plane: UnsafePointer<Float>, height: Int, width: Int, size: Int, offset: Int,
                                 outHeight: Int, outWidth: Int, scratch: UnsafeMutablePointer<Float>,
                                 into out: UnsafeMutablePointer<Float>) {
+        // padded[i] is the row's column offset + i, or −FLT_MAX outside the row.
+        let padded = scratch + height * outWidth, paddedCount = outWidth + size - 1
+        let (left, right) = (min(paddedCount, max(0, -offset)), max(0, min(paddedCount, width - offset)))
         for y in 0..<height {
-            let row = plane + y * width, rowMax = scratch + y * outWidth
-            for ox in 0..<outWidth {
-                let (first, end) = (max(0, offset + ox), min(width, offset + ox + size))
-                var best = -Float.greatestFiniteMagnitude
-                var x = first
-                while x < end {
-                    best = row[x] > best ? row[x] : best
-                    x += 1
+            padded.update(repeating: -Float.greatestFiniteMagnitude, count: paddedCount)
+            if left < right { (padded + left).update(from: plane + y * width + offset + left, count: right - left) }
+            eightAtATime(outWidth, into: scratch + y * outWidth) { ox in
+                var best = SIMD8<Float>(repeating: -Float.greatestFiniteMagnitude)
+                for t in 0..<size {
+                    let value = UnsafeRawPointer(padded + ox + t).loadUnaligned(as: SIMD8<Float>.self)
+                    best.replace(with: value, where: value .> best)
                 }
-                rowMax[ox] = best
+                return best
+            } one: { ox in
+                var best = -Float.greatestFiniteMagnitude
+                for t in 0..<size where padded[ox + t] > best { best = padded[ox + t] }
+                return best
             }
         }
         for oy in 0..<outHeight {
             let (first, end) = (max(0, offset + oy), min(height, offset + oy + size))
-            let outRow = out + oy * outWidth
-            var ox = 0
-            // 8 columns at a time: the same comparisons, lane by lane.
-            while ox + 8 <= outWidth {
+            eightAtATime(outWidth, into: out + oy * outWidth) { ox in
                 var best = SIMD8<Float>(repeating: -Float.greatestFiniteMagnitude)
                 for y in first..<max(first, end) {
                     let value = UnsafeRawPointer(scratch + y * outWidth + ox).loadUnaligned(as: SIMD8<Float>.self)
                     best.replace(with: value, where: value .> best)
                 }
-                UnsafeMutableRawPointer(outRow + ox).storeBytes(of: best, as: SIMD8<Float>.self)
-                ox += 8
-            }
-            while ox < outWidth {
+                return best
+            } one: { ox in
                 var best = -Float.greatestFiniteMagnitude
                 for y in first..<max(first, end) where scratch[y * outWidth + ox] > best { best = scratch[y * outWidth + ox] }
-                outRow[ox] = best
-                ox += 1
+                return best
             }
+        }
+    }
+
+    /// `target[ox] = one(ox)` for `ox < count`, 8 at a time by `eight(ox)` (outputs `ox ..< ox + 8`)
+    /// where there are 8: a last partial block is the 8 outputs that end the row, computed again
+    /// where they overlap the block before (same values). Rows shorter than 8 take `one`.
+    @inline(__always)
+    static func eightAtATime(_ count: Int, into target: UnsafeMutablePointer<Float>, _ eight: (Int) -> SIMD8<Float>,
+                             one: (Int) -> Float) {
+        guard count >= 8 else {
+            for ox in 0..<count { target[ox] = one(ox) }
+            return
+        }
+        var ox = 0
+        while true {
+            UnsafeMutableRawPointer(target + ox).storeBytes(of: eight(ox), as: SIMD8<Float>.self)
+            if ox == count - 8 { return }
+            ox = min(ox + 8, count - 8)
         }
     }
 

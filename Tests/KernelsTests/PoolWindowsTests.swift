@@ -25,7 +25,8 @@ final class PoolWindowsTests: XCTestCase {
                         }
                     }
                     var fast = [Float](repeating: .nan, count: outHeight * outWidth), expected = fast
-                    var scratch = [Float](repeating: .nan, count: PoolWindows.scratchCount(height: height, outWidth: outWidth))
+                    var scratch = [Float](repeating: .nan, count: PoolWindows.scratchCount(height: height, outWidth: outWidth,
+                                                                                              size: size))
                     PoolWindows.maxPool(plane, height: height, width: width, size: size, offset: offset,
                                         outHeight: outHeight, outWidth: outWidth, scratch: &scratch, into: &fast)
                     PoolWindows.reference(plane, height: height, width: width, size: size, offset: offset,

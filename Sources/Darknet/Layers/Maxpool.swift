@@ -102,7 +102,7 @@ public struct Maxpool: Sendable, Hashable {
     /// unless `isSeparable`).
     func scratchCount(input: TensorShape, output: TensorShape, threads: Int) -> Int {
         guard isSeparable else { return 0 }
-        return min(threads, output.channels) * PoolWindows.scratchCount(height: input.height, outWidth: output.width)
+        return min(threads, output.channels) * PoolWindows.scratchCount(height: input.height, outWidth: output.width, size: size)
     }
 
     /// The fast path: channels split across up to `threads` workers. Separable pools
@@ -118,7 +118,7 @@ public struct Maxpool: Sendable, Hashable {
         let (outHeight, outWidth) = (outputShape.height, outputShape.width)
         if isSeparable {
             guard let scratch else { preconditionFailure("Maxpool.forward: a \(size)×\(size)/1 pool needs scratch") }
-            let size = self.size, perWorker = PoolWindows.scratchCount(height: height, outWidth: outWidth)
+            let size = self.size, perWorker = PoolWindows.scratchCount(height: height, outWidth: outWidth, size: size)
             Parallel.forWorkers(of: outputShape.channels, work: outputShape.count * size * 2, threads: threads) { worker, channels in
                 for c in channels {
                     PoolWindows.maxPool(input + c * height * width, height: height, width: width, size: size, offset: offset,
