@@ -23,7 +23,7 @@ final class PackedGEMMTests: XCTestCase {
             checked.append(core)
         }
         guard checked.contains("HASWELL") || checked.contains("ZEN") else {
-            throw XCTSkip("this OpenBLAS has none of the AVX2 cores' kernels (it has \(checked))")
+            throw Skip.because("this OpenBLAS has none of the AVX2 cores' kernels (it has \(checked))")
         }
     }
 
