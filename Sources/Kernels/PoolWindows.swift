@@ -25,11 +25,12 @@ package enum PoolWindows {
     package static func maxPool(_ plane: UnsafePointer<Float>, height: Int, width: Int, size: Int, offset: Int,
                                 outHeight: Int, outWidth: Int, scratch: UnsafeMutablePointer<Float>,
                                 into out: UnsafeMutablePointer<Float>) {
-        // padded[i] is the row's column offset + i, or −FLT_MAX outside the row.
+        // padded[i] is the row's column offset + i, or −FLT_MAX outside the row: the margins
+        // are the same for every row, so only `left ..< right` is copied a row.
         let padded = scratch + height * outWidth, paddedCount = outWidth + size - 1
         let (left, right) = (min(paddedCount, max(0, -offset)), max(0, min(paddedCount, width - offset)))
+        padded.update(repeating: -Float.greatestFiniteMagnitude, count: paddedCount)
         for y in 0..<height {
-            padded.update(repeating: -Float.greatestFiniteMagnitude, count: paddedCount)
             if left < right { (padded + left).update(from: plane + y * width + offset + left, count: right - left) }
             eightAtATime(outWidth, into: scratch + y * outWidth) { ox in
                 var best = SIMD8<Float>(repeating: -Float.greatestFiniteMagnitude)
