@@ -9,11 +9,19 @@ import Darwin
 /// The threads `Parallel` and `GEMM` run their pieces on: the calling thread is worker 0 and
 /// persistent helper threads are the others (as many as the largest job so far asked for).
 ///
-/// A job is `pieces` pieces of work. Every worker takes the next piece when it is done with
-/// one, and the job is over when every piece is done: a helper that has not started yet (asleep,
-/// or waiting for a core another process holds) is not waited for, and the caller does its share.
-/// Only a piece already taken is waited for, so work is cut into many small pieces; which worker
-/// runs a piece never changes a result (callers cut by shape, see `GEMM`).
+/// A job is `pieces` pieces of work. Each worker owns a contiguous share of them (worker `w` of
+/// `n` the pieces from `w·pieces/n`) and takes its own from the front; once its share is done it
+/// takes what is left of the others' from the back. The job is over when every piece is done: a
+/// helper that has not started yet (asleep, or waiting for a core another process holds) is not
+/// waited for, and the others do its share. Only a piece already taken is waited for, so work is
+/// cut into many small pieces; which worker runs a piece never changes a result (callers cut by
+/// shape, see `GEMM`).
+///
+/// The shares keep work where its data is: callers number pieces along the data (channels,
+/// columns, bands), so on an idle machine worker `w` of two back-to-back jobs gets the same part
+/// of the tensor both times and reads what it wrote itself, from its own caches. Pieces handed
+/// out first come, first served went to either core, and a core reads another's data at a
+/// third of the speed when the two share no cache (docs/bench-log.md, 2026-11-27, fifth session).
 ///
 /// A helper that finds no piece spins for `spinNanoseconds` waiting for the next job before it
 /// sleeps, so the back-to-back loops of a forward pass (three or so per convolution) start on
@@ -43,22 +51,44 @@ final class WorkerPool: @unchecked Sendable {
     /// Most pieces and most workers one job can have (the fields of `Ticket`).
     static let maximumPieces = 0xFFFF, maximumWorkers = 511
 
-    /// The current job in one word, so that taking a piece is one compare-and-swap that fails
-    /// once the job is over: its number, workers, pieces and the next piece not yet taken.
+    /// The current job in one word: its number, workers and pieces.
     struct Ticket {
-        var epoch, workers, pieces, next: Int
-        init(epoch: Int, workers: Int, pieces: Int, next: Int) {
-            (self.epoch, self.workers, self.pieces, self.next) = (epoch, workers, pieces, next)
+        var epoch, workers, pieces: Int
+        init(epoch: Int, workers: Int, pieces: Int) {
+            (self.epoch, self.workers, self.pieces) = (epoch, workers, pieces)
         }
         /// Epochs wrap at 2²² jobs (the word stays positive); they are only compared for equality.
         static let epochMask = 0x3F_FFFF
         init(_ word: Int) {
-            (epoch, workers, pieces, next) = (word >> 41, word >> 32 & 511, word >> 16 & 0xFFFF, word & 0xFFFF)
+            (epoch, workers, pieces) = (word >> 41, word >> 32 & 511, word >> 16 & 0xFFFF)
         }
-        var word: Int { epoch << 41 | workers << 32 | pieces << 16 | next }
+        var word: Int { epoch << 41 | workers << 32 | pieces << 16 }
+        /// The bits that tell one job from another in a `Share`: its number and workers.
+        var tag: Int { epoch << 41 | workers << 32 }
+    }
+
+    /// What is left of one worker's share of a job, in one word, so that taking a piece is one
+    /// compare-and-swap that fails once the share is empty or the job is another one: the job's
+    /// `Ticket.tag` and the share's pieces `next..<end` not yet taken. (With the workers in the
+    /// tag, a helper whose job number wrapped around can only take a piece of a job it may join.)
+    struct Share {
+        var tag, next, end: Int
+        init(tag: Int, next: Int, end: Int) { (self.tag, self.next, self.end) = (tag, next, end) }
+        init(_ word: Int) { (tag, next, end) = (word & ~0xFFFF_FFFF, word >> 16 & 0xFFFF, word & 0xFFFF) }
+        var word: Int { tag | next << 16 | end }
+    }
+
+    /// One worker's `Share` word, on a cache line of its own (the padding keeps the next
+    /// object's word more than 64 bytes away), so workers taking their own pieces do not contend.
+    private final class ShareSlot: Sendable {
+        let word = Atomic<Int>(0)
+        private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
     }
 
     private let ticket = Atomic<Int>(0)
+    /// Worker `w`'s share of the current job (all `maximumWorkers + 1` made up front: stealing
+    /// workers read any of them while the pool grows).
+    private let shares = (0...WorkerPool.maximumWorkers).map { _ in ShareSlot() }
     /// Pieces of the current job that are finished.
     private let done = Atomic<Int>(0)
     private let busy = Atomic<Bool>(false)
@@ -106,8 +136,13 @@ final class WorkerPool: @unchecked Sendable {
             self.body = body
             epoch = (epoch + 1) & epochMask
             done.store(0, ordering: .relaxed)
-            ticket.store(Ticket(epoch: epoch, workers: workers, pieces: pieces, next: 0).word,
-                         ordering: .sequentiallyConsistent)
+            let job = Ticket(epoch: epoch, workers: workers, pieces: pieces)
+            for worker in 0..<workers {
+                let share = Share(tag: job.tag, next: pieces * worker / workers, end: pieces * (worker + 1) / workers)
+                shares[worker].word.store(share.word, ordering: .relaxed)
+            }
+            // Publishes the shares too: a worker reads them only after it has seen this ticket.
+            ticket.store(job.word, ordering: .sequentiallyConsistent)
             for helper in helpers.prefix(workers - 1) where helper.sleeping.exchange(false, ordering: .sequentiallyConsistent) {
                 helper.wake.signal()
             }
@@ -121,21 +156,35 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Runs pieces of job `epoch` until none is left (or the job is another one).
+    /// Runs pieces of job `epoch` until none is left (or the job is another one): its own share
+    /// from the front, then the others' from the back, starting with the next worker's.
     private func takePieces(worker: Int, epoch: Int) {
-        var word = ticket.load(ordering: .acquiring)
-        while true {
-            let job = Ticket(word)
-            guard job.epoch == epoch, worker < job.workers, job.next < job.pieces else { return }
-            let (taken, current) = ticket.compareExchange(expected: word, desired: word + 1, ordering: .acquiringAndReleasing)
-            guard taken else {
-                word = current
-                continue
+        let job = Ticket(ticket.load(ordering: .acquiring))
+        guard job.epoch == epoch, worker < job.workers else { return }
+        for offset in 0..<job.workers {
+            let owner = (worker + offset) % job.workers
+            while let piece = take(from: shares[owner].word, job: job.tag, front: offset == 0) {
+                // Holding a piece of this job: the job cannot end, so `body` is its body.
+                body!(worker, piece)
+                done.add(1, ordering: .releasing)
             }
-            // Holding a piece of this job: the job cannot end, so `body` is its body.
-            body!(worker, job.next)
-            done.add(1, ordering: .releasing)
-            word = ticket.load(ordering: .acquiring)
+        }
+    }
+
+    /// Takes the first (`front`) or last piece left in a share of the job tagged `job`; nil when
+    /// the share is empty or belongs to another job. Shares only shrink during a job, so an empty
+    /// one stays empty (and a finished job's shares are all empty).
+    private func take(from word: borrowing Atomic<Int>, job: Int, front: Bool) -> Int? {
+        var current = word.load(ordering: .acquiring)
+        while true {
+            let share = Share(current)
+            guard share.tag == job, share.next < share.end else { return nil }
+            let taken = front ? Share(tag: job, next: share.next + 1, end: share.end)
+                              : Share(tag: job, next: share.next, end: share.end - 1)
+            let (exchanged, now) = word.compareExchange(expected: current, desired: taken.word,
+                                                        ordering: .acquiringAndReleasing)
+            if exchanged { return front ? share.next : share.end - 1 }
+            current = now
         }
     }
 

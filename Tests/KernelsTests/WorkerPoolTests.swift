@@ -54,6 +54,50 @@ final class WorkerPoolTests: XCTestCase {
         }
     }
 
+    /// Each worker runs its own share first, from the front, and takes others' pieces from the
+    /// back: worker `w`'s pieces of its share `pieces·w/n..<pieces·(w+1)/n` are the share's first
+    /// ones in order, taken before any other, and whatever others took of a share lies above
+    /// what its owner took. (First come, first served fails this: the caller takes piece 1 too.)
+    func testEachWorkerRunsItsOwnShareFirst() {
+        withinDeadline(60, "shares") {
+            let pool = WorkerPool()
+            for job in 0..<5000 {
+                let workers = [2, 3, 2, 4][job % 4], pieces = [16, 7, 64, 9, 2][job % 5]
+                if let failure = Self.checkShares(pool, pieces: pieces, workers: workers) {
+                    XCTFail("job \(job), \(pieces) pieces on \(workers) workers: \(failure)")
+                    return
+                }
+            }
+        }
+    }
+
+    /// One job, recording the order each worker ran its pieces in; the first broken rule, or nil.
+    private static func checkShares(_ pool: WorkerPool, pieces: Int, workers: Int) -> String? {
+        let order = UnsafeMutableBufferPointer<[Int]>.allocate(capacity: workers)
+        defer { order.deinitialize().deallocate() }
+        order.initialize(repeating: [])
+        nonisolated(unsafe) let o = order
+        pool.run(pieces: pieces, workers: workers) { worker, piece in o[worker].append(piece) }   // each worker its own array
+        func share(_ piece: Int) -> Int { (0..<workers).last { pieces * $0 / workers <= piece }! }
+        var ownerTookUpTo = [Int](repeating: -1, count: workers), lowestStolen = [Int](repeating: pieces, count: workers)
+        for worker in 0..<workers {
+            let ran = order[worker]
+            let own = Array(ran.prefix { share($0) == worker })
+            let first = pieces * worker / workers
+            if own != Array(first..<first + own.count) {
+                return "worker \(worker) ran \(ran)"
+            }
+            if ran.dropFirst(own.count).contains(where: { share($0) == worker }) { return "worker \(worker) came back to its share: \(ran)" }
+            ownerTookUpTo[worker] = own.last ?? -1
+            for piece in ran.dropFirst(own.count) { lowestStolen[share(piece)] = min(lowestStolen[share(piece)], piece) }
+        }
+        for s in 0..<workers where lowestStolen[s] <= ownerTookUpTo[s] {
+            return "share \(s): piece \(lowestStolen[s]) stolen below the owner's \(ownerTookUpTo[s])"
+        }
+        let all: [Int] = (0..<workers).flatMap { order[$0] }
+        return all.sorted() == Array(0..<pieces) ? nil : "not every piece once"
+    }
+
     /// Job numbers wrap every 4 jobs here: a helper that slept through a multiple of 4 jobs
     /// sees its old number again and must still find the work (or leave it to the others).
     func testWrappedJobNumbers() {
