@@ -29,6 +29,12 @@ public struct Blocking: Sendable, Hashable {
     /// Floats of Winograd's `V` and `M` processed at a time (10 MB): large images are transformed
     /// and multiplied in blocks of tile rows.
     public var winogradFloats = 5 << 19
+    /// Tile rows of output (4 rows each) from which a Winograd layer runs in bands, each band
+    /// all three phases on one worker (`Winograd.forwardInBands`), and about how many tile rows
+    /// a band takes. 16 and 4: yolov3's and the tiny models' 104×104 and 208×208 layers; on
+    /// their 52×52 grids (13 tile rows) two workers could not share the bands evenly.
+    public var winogradBandedMinimumTileRows = 16
+    public var winogradBandTileRows = 4
     /// Floats of one worker's band of a short, wide im2col matrix (`Im2colBands`: 1 MB, a core's L2).
     public var bandFloats = 1 << 18
     /// Fewest output columns a band may have, or its GEMM gets too thin.

@@ -64,6 +64,65 @@ final class WinogradTests: XCTestCase {
         }
     }
 
+    /// Layers of many tile rows run in bands, each band's three phases on one worker: forced
+    /// here on small shapes (from one tile row, bands of 1 and 2), against the naive convolution.
+    func testBandsMatchNaiveConvolution() {
+        for rows in [1, 2] {
+            var blocking = Blocking()
+            (blocking.winogradBandedMinimumTileRows, blocking.winogradBandTileRows) = (1, rows)
+            checkMatchesNaiveConvolution(blocking)
+        }
+    }
+
+    /// Bands give the bits of the passes they replace, with the activation, the residual, a
+    /// fused pool and two images, on 1, 2 and 3 workers.
+    func testBandsGiveThePassesBits() {
+        var generator = SplitMix64(state: 23)
+        var passes = Blocking()
+        passes.winogradBandedMinimumTileRows = .max
+        for held in Self.held {
+            for c in [Case(channels: 5, height: 34, width: 18, filters: 8, pad: 1), Case(channels: 21, height: 70, width: 13, filters: 20, pad: 1)] {
+                let images = 2, outCount = 2 * c.filters * c.outHeight * c.outWidth
+                let input = (0..<(images * c.channels * c.height * c.width)).map { _ in generator.uniform(-1, 1) }
+                let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
+                let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
+                let residual = (0..<outCount).map { _ in generator.uniform(-1, 1) }
+                let pools = held != .streamed && c.outHeight % 2 == 0 && c.outWidth % 2 == 0 ? [false, true] : [false]
+                for pooled in pools {
+                    let expected = run(c, held, images: images, input: input, weights: weights, biases: biases, activation: .leaky,
+                                       residual: pooled ? nil : residual, blocking: passes, pooled: pooled)
+                    for (rows, threads) in [(1, 1), (2, 2), (4, 3)] {
+                        var bands = Blocking()
+                        (bands.winogradBandedMinimumTileRows, bands.winogradBandTileRows) = (1, rows)
+                        let banded = run(c, held, images: images, input: input, weights: weights, biases: biases,
+                                         activation: .leaky, residual: pooled ? nil : residual, blocking: bands,
+                                         threads: threads, pooled: pooled)
+                        XCTAssertEqual(banded.map(\.bitPattern), expected.map(\.bitPattern),
+                                       "\(held) \(c) pooled \(pooled), bands of \(rows) tile rows, \(threads) threads")
+                    }
+                }
+            }
+        }
+    }
+
+    /// The default: 104×104 and larger grids in an even number of bands of at most 4 tile rows,
+    /// fewer rows where four bands' V and M would not fit a pass's floats; 52×52 (13 tile rows,
+    /// no even shares for two workers) and smaller in passes.
+    func testBandCount() {
+        func bands(_ side: Int, _ channels: Int, streamed: Bool = false) -> Int? {
+            Winograd.bandCount(Case(channels: channels, height: side, width: side, filters: 2 * channels, pad: 1).geometry,
+                               streamed: streamed, Blocking())
+        }
+        XCTAssertEqual(bands(104, 32), 8)    // 26 tile rows: 7 bands of 4 rows, 8 for two workers
+        XCTAssertEqual(bands(104, 32, streamed: true), 8)
+        XCTAssertEqual(bands(208, 16), 14)   // 52 tile rows: 13 bands of 4
+        XCTAssertEqual(bands(208, 32), 18)   // 36·96·52 floats a tile row: 3 rows fit a quarter pass
+        XCTAssertEqual(bands(208, 512), 52)  // not even one row fits: one row a band
+        XCTAssertEqual(bands(64, 8), 4)
+        XCTAssertNil(bands(52, 8))
+        XCTAssertNil(bands(13, 8))
+    }
+
     func checkMatchesNaiveConvolution(_ blocking: Blocking) {
         var generator = SplitMix64(state: 11)
         for held in Self.held {

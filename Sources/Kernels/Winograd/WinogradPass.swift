@@ -25,6 +25,8 @@ extension Winograd {
     /// the same bits. Each pass runs three phases, each shared out over the workers: the input
     /// transform (the timer's `im2col` phase), the products (`gemm`), the output transform with
     /// the epilogue (`epilogue`; streamed, it runs inside the products' blocks and is timed with them).
+    /// Grids of many tile rows (`bandCount`) run in bands instead, each band's three phases on
+    /// one worker (`forwardInBands`); the timer gets the workers' mean time in each phase.
     ///
     /// `pooled` (even output sizes, not streamed): a 2×2 stride-2 `[maxpool]` follows and the
     /// output transform pools each pair of output rows straight into it; `output` is then not
@@ -36,12 +38,20 @@ extension Winograd {
         precondition(pooled == nil || (!weights.isStreamed && g.outHeight % 2 == 0 && g.outWidth % 2 == 0),
                      "Winograd.forward: only pre-transformed products of even outputs are pooled")
         let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
+        if let bands = bandCount(g, streamed: weights.isStreamed, context.blocking) {
+            let phases = forwardInBands(g, bands: bands, input: input, images: images, weights: weights, output: output,
+                                        epilogue: epilogue, pooled: pooled, workspace: workspace, threads: context.threads,
+                                        timed: timer != nil)
+            timer?.lap(\.gemm, shares: (\.im2col, phases.im2col), (\.epilogue, phases.epilogue))
+            return
+        }
         let (passImages, passRows) = blocking(g, images: images, streamed: weights.isStreamed, context.blocking)
         var pass = Pass(geometry: PassGeometry(height: g.height, width: g.width, pad: g.pad, outHeight: g.outHeight,
                                                outWidth: g.outWidth, firstTileRow: 0, tileRows: passRows,
                                                tileColumns: grid.columns),
                         channels: g.channels, filters: g.filters, images: passImages, input: input, weights: weights,
-                        output: output, epilogue: epilogue, pooled: pooled, workspace: workspace, threads: context.threads)
+                        output: output, epilogue: epilogue, pooled: pooled, workspace: workspace, threads: context.threads,
+                        slots: maximumWorkers)
         for image in Swift.stride(from: 0, to: images, by: passImages) {
             pass.input.base = input.plane(image: image, channel: 0)
             pass.output.base = output.plane(image: image, channel: 0)
@@ -53,6 +63,96 @@ extension Winograd {
                 pass.run(timer: &timer)
             }
         }
+    }
+
+    /// Bands an image's tile rows are cut into (`forwardInBands`) for a layer of this shape, or
+    /// nil to run it in passes whose phases are each shared out: from
+    /// `blocking.winogradBandedMinimumTileRows` tile rows, an even number of bands (even shares
+    /// for two workers) of at most `blocking.winogradBandTileRows`, and few enough rows that
+    /// `bandedWorkers` bands fit `blocking.winogradFloats` as a pass does (so banding never
+    /// grows the workspace); at most one band a tile row.
+    static func bandCount(_ g: ConvolutionGeometry, streamed: Bool, _ blocking: Blocking) -> Int? {
+        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
+        guard grid.rows >= blocking.winogradBandedMinimumTileRows else { return nil }
+        let perTileRow = positions * (streamed ? 2 * g.channels + streamedPackedBlockFilters : g.channels + g.filters) * grid.columns
+        let fitting = blocking.winogradFloats / bandedWorkers / perTileRow
+        let rows = max(1, min(blocking.winogradBandTileRows, fitting))
+        let bands = (grid.rows + rows - 1) / rows
+        return min(grid.rows, bands + bands % 2)
+    }
+
+    /// Most workers that share a banded layer, each with a band's workspace (V and M of its
+    /// tile rows): as many as the stream's (`streamedWorkers`), so that banding does not grow a
+    /// network's workspace and move `auto`'s memory budget.
+    static let bandedWorkers = streamedWorkers
+
+    /// Tile rows `first..<end` of band `band` of `bands` over `rows` tile rows.
+    static func band(_ band: Int, of bands: Int, rows: Int) -> Range<Int> { rows * band / bands..<rows * (band + 1) / bands }
+
+    /// Every image's tile rows in bands of `rows`, each band a pass of all three phases on one
+    /// worker, in that worker's slice of `workspace` (`bandWorkspaceCount` floats each).
+    ///
+    /// A band's V and M are written and read by the worker that owns the band, and bands are
+    /// numbered down the image, so each worker keeps to its part of the image from one layer to
+    /// the next (`WorkerPool`'s shares): no core reads what another wrote but at the bands'
+    /// edges. Shared out by phase, every phase read all of the previous one's output. The bits
+    /// are the same: each tile's transforms and each column of a product are computed the same
+    /// way whatever the tiles beside them, and the bands depend only on the shape.
+    ///
+    /// Returns, when `timed`, the workers' mean seconds in each phase (else zeros).
+    static func forwardInBands(_ g: ConvolutionGeometry, bands: Int, input: TensorView, images: Int, weights: Weights,
+                               output: MutableTensorView, epilogue: Epilogue, pooled: MutableTensorView?,
+                               workspace: UnsafeMutablePointer<Float>, threads: Int, timed: Bool) -> ConvolutionPhases {
+        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
+        let perWorker = bandWorkspaceCount(g, bands: bands, streamed: weights.isStreamed)
+        let workers = max(1, min(threads, bandedWorkers, images * bands))
+        return withUnsafeTemporaryAllocation(of: ConvolutionPhases.self, capacity: bandedWorkers) { spent in
+            spent.initialize(repeating: ConvolutionPhases())
+            nonisolated(unsafe) let spent = spent
+            Parallel.forWorkers(of: images * bands, work: images * g.filters * g.channels * grid.rows * grid.columns,
+                                threads: workers, maximumWorkers: bandedWorkers) { worker, range in
+                for item in range {
+                    let (image, index) = item.quotientAndRemainder(dividingBy: bands)
+                    let rows = band(index, of: bands, rows: grid.rows)
+                    var pass = Pass(geometry: PassGeometry(height: g.height, width: g.width, pad: g.pad, outHeight: g.outHeight,
+                                                           outWidth: g.outWidth, firstTileRow: rows.lowerBound,
+                                                           tileRows: rows.count, tileColumns: grid.columns),
+                                    channels: g.channels, filters: g.filters, images: 1, input: input, weights: weights,
+                                    output: output, epilogue: epilogue, pooled: pooled,
+                                    workspace: workspace + worker * perWorker, threads: 1, slots: 1)
+                    pass.input.base = input.plane(image: image, channel: 0)
+                    pass.output.base = output.plane(image: image, channel: 0)
+                    pass.epilogue.residual = epilogue.residual.map { $0 + output.base.distance(to: pass.output.base) }
+                    if let pooled { pass.pooled?.base = pooled.plane(image: image, channel: 0) }
+                    var timer: PhaseTimer? = timed ? PhaseTimer() : nil
+                    pass.run(timer: &timer)
+                    if let phases = timer?.phases {
+                        spent[worker].im2col += phases.im2col
+                        spent[worker].gemm += phases.gemm
+                        spent[worker].epilogue += phases.epilogue
+                    }
+                }
+            }
+            let total = spent.reduce(ConvolutionPhases()) {
+                ConvolutionPhases(im2col: $0.im2col + $1.im2col, gemm: $0.gemm + $1.gemm, epilogue: $0.epilogue + $1.epilogue)
+            }
+            let count = Double(max(1, spent.count { $0.total > 0 }))   // the workers that ran bands
+            return ConvolutionPhases(im2col: total.im2col / count, gemm: total.gemm / count, epilogue: total.epilogue / count)
+        }
+    }
+
+    /// Workspace floats of one worker's band, the largest of `bands`: a one-image pass with one
+    /// scratch slot (see `workspaceCount`).
+    static func bandWorkspaceCount(_ g: ConvolutionGeometry, bands: Int, streamed: Bool) -> Int {
+        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
+        let rows = (grid.rows + bands - 1) / bands
+        let tileCount = grid.columns * rows
+        let scratch = scratchCount(tileRows: rows, tileColumns: grid.columns, images: 1, outWidth: g.outWidth,
+                                   packedChannels: g.channels)
+        if streamed {
+            return 2 * positions * g.channels * tileCount + scratch + streamedPackedScratchCount(channels: g.channels, tileCount: tileCount)
+        }
+        return positions * (g.channels + g.filters) * tileCount + scratch
     }
 
     /// Images and tile rows per pass: the whole batch when it fits `blocking.winogradFloats`,
@@ -74,6 +174,7 @@ extension Winograd {
     /// (positions × filters × those tiles) or, streamed, the tiles packed for the kernel and each
     /// streamed worker's blocks; then each worker's scratch (`scratchCount`).
     package static func workspaceCount(_ g: ConvolutionGeometry, images: Int, streamed: Bool, blocking: Blocking) -> Int {
+        if let bands = bandCount(g, streamed: streamed, blocking) { return bandedWorkers * bandWorkspaceCount(g, bands: bands, streamed: streamed) }
         let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
         let pass = self.blocking(g, images: images, streamed: streamed, blocking)
         let tileCount = grid.columns * pass.tileRows * pass.images
@@ -108,6 +209,8 @@ extension Winograd {
         var pooled: MutableTensorView?
         var workspace: UnsafeMutablePointer<Float>
         var threads: Int
+        /// Workers' scratch slots in `workspace` (`maximumWorkers`, or 1 for a band's pass).
+        var slots: Int
 
         func run(timer: inout PhaseTimer?) {
             let g = geometry, perImage = g.tileCount, tileCount = images * perImage
@@ -120,7 +223,7 @@ extension Winograd {
                                                     outWidth: g.outWidth, packedChannels: channels)
             let input = self.input
             Parallel.forWorkers(of: images * channels, work: images * channels * perImage * 64, threads: threads,
-                                maximumWorkers: maximumWorkers) { worker, range in
+                                maximumWorkers: slots) { worker, range in
                 let rows = scratch + worker * scratchSize
                 for item in range {
                     let (b, c) = item.quotientAndRemainder(dividingBy: channels)
@@ -146,7 +249,7 @@ extension Winograd {
                 }
                 streamedPackedProducts(panels: panels, channels: channels, filters: filters, packedTiles: packedTiles,
                                        tileCount: tileCount, perImage: perImage, images: images,
-                                       scratch: scratch + maximumWorkers * scratchSize, kernel: kernel, threads: threads) {
+                                       scratch: scratch + slots * scratchSize, kernel: kernel, threads: threads) {
                     worker, f, mRow, positionStride in
                     transformOutput(mRow, g, positionStride: positionStride, images: images, filter: f, output: output,
                                     epilogue: epilogue, pooled: nil, rows: scratch + worker * scratchSize)
@@ -158,7 +261,7 @@ extension Winograd {
                                      scratch: scratch, scratchSize: scratchSize, threads: threads)
                 timer?.lap(\.gemm)
                 Parallel.forWorkers(of: filters, work: images * filters * perImage * 64, threads: threads,
-                                    maximumWorkers: maximumWorkers) { worker, range in
+                                    maximumWorkers: slots) { worker, range in
                     for f in range {
                         transformOutput(m + f * tileCount, g, positionStride: filters * tileCount, images: images, filter: f,
                                         output: output, epilogue: epilogue, pooled: pooled, rows: scratch + worker * scratchSize)
