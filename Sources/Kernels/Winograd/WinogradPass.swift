@@ -89,8 +89,9 @@ extension Winograd {
     /// Tile rows `first..<end` of band `band` of `bands` over `rows` tile rows.
     static func band(_ band: Int, of bands: Int, rows: Int) -> Range<Int> { rows * band / bands..<rows * (band + 1) / bands }
 
-    /// Every image's tile rows in bands of `rows`, each band a pass of all three phases on one
-    /// worker, in that worker's slice of `workspace` (`bandWorkspaceCount` floats each).
+    /// Every image's tile rows cut into `bands` bands (`band(_:of:rows:)`), each band a pass of
+    /// all three phases on one worker, in that worker's slice of `workspace`
+    /// (`bandWorkspaceCount` floats each).
     ///
     /// A band's V and M are written and read by the worker that owns the band, and bands are
     /// numbered down the image, so each worker keeps to its part of the image from one layer to
@@ -172,7 +173,8 @@ extension Winograd {
 
     /// Workspace floats `forward` needs: `V` (positions × C × a pass's tiles), then `M`
     /// (positions × filters × those tiles) or, streamed, the tiles packed for the kernel and each
-    /// streamed worker's blocks; then each worker's scratch (`scratchCount`).
+    /// streamed worker's blocks; then each worker's scratch (`scratchCount`). A banded layer
+    /// needs `bandedWorkers` band workspaces instead (`bandWorkspaceCount`).
     package static func workspaceCount(_ g: ConvolutionGeometry, images: Int, streamed: Bool, blocking: Blocking) -> Int {
         if let bands = bandCount(g, streamed: streamed, blocking) { return bandedWorkers * bandWorkspaceCount(g, bands: bands, streamed: streamed) }
         let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
