@@ -55,6 +55,46 @@ final class WinogradStride2Tests: XCTestCase {
         }
     }
 
+    /// Large grids run in bands, each band's three phases on one worker: forced here on small
+    /// shapes (from one tile row, bands of 1 and 2), against the naive convolution.
+    func testBandsMatchNaiveConvolution() {
+        for rows in [1, 2] {
+            var blocking = Blocking()
+            (blocking.winogradBandedMinimumTileRows, blocking.winogradBandTileRows) = (1, rows)
+            checkMatchesNaiveConvolution(blocking)
+        }
+    }
+
+    /// Bands give the bits of the passes they replace, with the activation, the residual and
+    /// two images, on 1, 2 and 3 workers; 52×52 outputs (26 tile rows) run in bands by default.
+    func testBandsGiveThePassesBits() {
+        var generator = SplitMix64(state: 29)
+        let c = Case(channels: 9, height: 61, width: 23, filters: 12, pad: 1)
+        let images = 2, outCount = images * c.filters * c.outHeight * c.outWidth
+        let input = (0..<(images * c.channels * c.height * c.width)).map { _ in generator.uniform(-1, 1) }
+        let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
+        let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
+        let residual = (0..<outCount).map { _ in generator.uniform(-1, 1) }
+        var passes = Blocking()
+        passes.winogradBandedMinimumTileRows = .max
+        for kernel in Self.kernels {
+            let expected = run(c, kernel: kernel, images: images, input: input, weights: weights, biases: biases,
+                               activation: .leaky, residual: residual, blocking: passes)
+            for (rows, threads) in [(1, 1), (2, 2), (4, 3)] {
+                var bands = Blocking()
+                (bands.winogradBandedMinimumTileRows, bands.winogradBandTileRows) = (1, rows)
+                let banded = run(c, kernel: kernel, images: images, input: input, weights: weights, biases: biases,
+                                 activation: .leaky, residual: residual, blocking: bands, threads: threads)
+                XCTAssertEqual(banded.map(\.bitPattern), expected.map(\.bitPattern),
+                               "packed \(kernel != nil), bands of \(rows) tile rows, \(threads) threads")
+            }
+        }
+        let layer = Case(channels: 64, height: 104, width: 104, filters: 128, pad: 1)
+        XCTAssertNotNil(WinogradStride2.bandCount(layer.geometry, Blocking()), "a 52×52 output: 26 tile rows")
+        XCTAssertNil(WinogradStride2.bandCount(Case(channels: 64, height: 52, width: 52, filters: 128, pad: 1).geometry,
+                                               Blocking()), "a 26×26 output: 13 tile rows")
+    }
+
     func checkMatchesNaiveConvolution(_ blocking: Blocking) {
         var generator = SplitMix64(state: 23)
         for kernel in Self.kernels {

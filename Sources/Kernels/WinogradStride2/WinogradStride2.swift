@@ -108,8 +108,31 @@ package enum WinogradStride2 {
         max(positions * tileColumns, channels * passTiles) + 16
     }
 
-    /// Workspace floats `forward` needs: V and M of a pass, then each worker's scratch.
+    /// Bands an image's tile rows are cut into (`forwardInBands`), or nil for passes whose
+    /// phases are each shared out: the rule of `Winograd.bandCount` (from
+    /// `blocking.winogradBandedMinimumTileRows` tile rows, an even number of bands of at most
+    /// `blocking.winogradBandTileRows` that `Winograd.bandedWorkers` at a time fit a pass's floats).
+    static func bandCount(_ g: ConvolutionGeometry, _ blocking: Blocking) -> Int? {
+        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
+        guard grid.rows >= blocking.winogradBandedMinimumTileRows else { return nil }
+        let perTileRow = positions * (g.channels + g.filters) * grid.columns
+        let rows = max(1, min(blocking.winogradBandTileRows, blocking.winogradFloats / Winograd.bandedWorkers / perTileRow))
+        let bands = (grid.rows + rows - 1) / rows
+        return min(grid.rows, bands + bands % 2)
+    }
+
+    /// Workspace floats of one band, the largest of `bands`: its V and M and one scratch slot.
+    static func bandWorkspaceCount(_ g: ConvolutionGeometry, bands: Int) -> Int {
+        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
+        let bandTiles = (grid.rows + bands - 1) / bands * grid.columns
+        return positions * (g.channels + g.filters) * bandTiles
+            + scratchCount(channels: g.channels, tileColumns: grid.columns, passTiles: bandTiles)
+    }
+
+    /// Workspace floats `forward` needs: V and M of a pass, then each worker's scratch; banded,
+    /// `Winograd.bandedWorkers` band workspaces.
     package static func workspaceCount(_ g: ConvolutionGeometry, blocking: Blocking) -> Int {
+        if let bands = bandCount(g, blocking) { return Winograd.bandedWorkers * bandWorkspaceCount(g, bands: bands) }
         let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
         let passTiles = passRows(g, blocking) * grid.columns
         return positions * (g.channels + g.filters) * passTiles
@@ -120,11 +143,19 @@ package enum WinogradStride2 {
     /// image by image in passes of tile rows, each through three phases shared out over the
     /// workers: the input transform (the timer's `im2col`), the products (`gemm`), the output
     /// transform with the epilogue (`epilogue`). `u` is `transformWeights`' layout for `kernel`.
+    /// Grids of many tile rows (`bandCount`) run in bands instead, each band's three phases on
+    /// one worker (`Winograd.forwardInBands` says why); the timer gets the workers' mean phases.
     package static func forward(_ g: ConvolutionGeometry, input: TensorView, images: Int, u: UnsafePointer<Float>,
                                 kernel: PackedGEMM.Kernel?, output: MutableTensorView, epilogue: Epilogue,
                                 workspace: UnsafeMutablePointer<Float>, context: KernelContext, timer: inout PhaseTimer?) {
         precondition(runs(g), "WinogradStride2.forward: \(g.size)×\(g.size) stride \(g.strideX)×\(g.strideY)")
         let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
+        if let bands = bandCount(g, context.blocking) {
+            let phases = forwardInBands(g, bands: bands, input: input, images: images, u: u, kernel: kernel, output: output,
+                                        epilogue: epilogue, workspace: workspace, threads: context.threads, timed: timer != nil)
+            timer?.lap(\.gemm, shares: (\.im2col, phases.im2col), (\.epilogue, phases.epilogue))
+            return
+        }
         let rows = passRows(g, context.blocking)
         var pass = Pass(geometry: g, tileColumns: grid.columns, firstTileRow: 0, tileRows: 0, input: input, output: output,
                         epilogue: epilogue, u: u, kernel: kernel, workspace: workspace,
@@ -139,6 +170,48 @@ package enum WinogradStride2 {
                 pass.tileRows = min(rows, grid.rows - first)
                 pass.run(timer: &timer)
             }
+        }
+    }
+
+    /// Every image's tile rows in `bands` bands (`Winograd.band(_:of:rows:)`), each band a pass
+    /// of all three phases on one worker in its slice of `workspace` (`bandWorkspaceCount`
+    /// floats each). Returns, when `timed`, the workers' mean seconds in each phase.
+    static func forwardInBands(_ g: ConvolutionGeometry, bands: Int, input: TensorView, images: Int, u: UnsafePointer<Float>,
+                               kernel: PackedGEMM.Kernel?, output: MutableTensorView, epilogue: Epilogue,
+                               workspace: UnsafeMutablePointer<Float>, threads: Int, timed: Bool) -> ConvolutionPhases {
+        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
+        let perWorker = bandWorkspaceCount(g, bands: bands)
+        let scratchSize = scratchCount(channels: g.channels, tileColumns: grid.columns,
+                                       passTiles: (grid.rows + bands - 1) / bands * grid.columns)
+        let workers = max(1, min(threads, Winograd.bandedWorkers, images * bands))
+        return withUnsafeTemporaryAllocation(of: ConvolutionPhases.self, capacity: Winograd.bandedWorkers) { spent in
+            spent.initialize(repeating: ConvolutionPhases())
+            nonisolated(unsafe) let spent = spent
+            Parallel.forWorkers(of: images * bands, work: images * g.filters * g.channels * grid.rows * grid.columns,
+                                threads: workers, maximumWorkers: Winograd.bandedWorkers) { worker, range in
+                for item in range {
+                    let (image, index) = item.quotientAndRemainder(dividingBy: bands)
+                    let rows = Winograd.band(index, of: bands, rows: grid.rows)
+                    var pass = Pass(geometry: g, tileColumns: grid.columns, firstTileRow: rows.lowerBound, tileRows: rows.count,
+                                    input: input, output: output, epilogue: epilogue, u: u, kernel: kernel,
+                                    workspace: workspace + worker * perWorker, scratchSize: scratchSize, threads: 1)
+                    pass.input.base = input.plane(image: image, channel: 0)
+                    pass.output.base = output.plane(image: image, channel: 0)
+                    pass.epilogue.residual = epilogue.residual.map { $0 + output.base.distance(to: pass.output.base) }
+                    var timer: PhaseTimer? = timed ? PhaseTimer() : nil
+                    pass.run(timer: &timer)
+                    if let phases = timer?.phases {
+                        spent[worker].im2col += phases.im2col
+                        spent[worker].gemm += phases.gemm
+                        spent[worker].epilogue += phases.epilogue
+                    }
+                }
+            }
+            let total = spent.reduce(ConvolutionPhases()) {
+                ConvolutionPhases(im2col: $0.im2col + $1.im2col, gemm: $0.gemm + $1.gemm, epilogue: $0.epilogue + $1.epilogue)
+            }
+            let count = Double(max(1, spent.count { $0.total > 0 }))   // the workers that ran bands
+            return ConvolutionPhases(im2col: total.im2col / count, gemm: total.gemm / count, epilogue: total.epilogue / count)
         }
     }
 
