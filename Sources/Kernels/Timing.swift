@@ -15,6 +15,21 @@ public struct ConvolutionPhases: Sendable, Hashable {
     }
 
     public var total: Double { im2col + gemm + epilogue }
+
+    package static func += (sum: inout ConvolutionPhases, phases: ConvolutionPhases) {
+        sum.im2col += phases.im2col
+        sum.gemm += phases.gemm
+        sum.epilogue += phases.epilogue
+    }
+
+    /// Each phase's mean over the workers that spent any time (`spent[w]`: worker w's sums), for
+    /// work whose phases each worker ran one after another (the banded Winograd layers).
+    package static func mean(ofWorkers spent: UnsafeMutableBufferPointer<ConvolutionPhases>) -> ConvolutionPhases {
+        var total = ConvolutionPhases()
+        for phases in spent { total += phases }
+        let workers = Double(max(1, spent.count { $0.total > 0 }))
+        return ConvolutionPhases(im2col: total.im2col / workers, gemm: total.gemm / workers, epilogue: total.epilogue / workers)
+    }
 }
 
 /// Monotonic clock for the profiler (CLOCK_MONOTONIC on Linux, mach time on macOS).

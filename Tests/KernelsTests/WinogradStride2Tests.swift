@@ -58,11 +58,7 @@ final class WinogradStride2Tests: XCTestCase {
     /// Large grids run in bands, each band's three phases on one worker: forced here on small
     /// shapes (from one tile row, bands of 1 and 2), against the naive convolution.
     func testBandsMatchNaiveConvolution() {
-        for rows in [1, 2] {
-            var blocking = Blocking()
-            (blocking.winogradBandedMinimumTileRows, blocking.winogradBandTileRows) = (1, rows)
-            checkMatchesNaiveConvolution(blocking)
-        }
+        for rows in [1, 2] { checkMatchesNaiveConvolution(.bands(of: rows)) }
     }
 
     /// Bands give the bits of the passes they replace, with the activation, the residual and
@@ -75,16 +71,12 @@ final class WinogradStride2Tests: XCTestCase {
         let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
         let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
         let residual = (0..<outCount).map { _ in generator.uniform(-1, 1) }
-        var passes = Blocking()
-        passes.winogradBandedMinimumTileRows = .max
         for kernel in Self.kernels {
             let expected = run(c, kernel: kernel, images: images, input: input, weights: weights, biases: biases,
-                               activation: .leaky, residual: residual, blocking: passes)
+                               activation: .leaky, residual: residual, blocking: .passesOnly)
             for (rows, threads) in [(1, 1), (2, 2), (4, 3)] {
-                var bands = Blocking()
-                (bands.winogradBandedMinimumTileRows, bands.winogradBandTileRows) = (1, rows)
                 let banded = run(c, kernel: kernel, images: images, input: input, weights: weights, biases: biases,
-                                 activation: .leaky, residual: residual, blocking: bands, threads: threads)
+                                 activation: .leaky, residual: residual, blocking: .bands(of: rows), threads: threads)
                 XCTAssertEqual(banded.map(\.bitPattern), expected.map(\.bitPattern),
                                "packed \(kernel != nil), bands of \(rows) tile rows, \(threads) threads")
             }

@@ -67,19 +67,13 @@ final class WinogradTests: XCTestCase {
     /// Layers of many tile rows run in bands, each band's three phases on one worker: forced
     /// here on small shapes (from one tile row, bands of 1 and 2), against the naive convolution.
     func testBandsMatchNaiveConvolution() {
-        for rows in [1, 2] {
-            var blocking = Blocking()
-            (blocking.winogradBandedMinimumTileRows, blocking.winogradBandTileRows) = (1, rows)
-            checkMatchesNaiveConvolution(blocking)
-        }
+        for rows in [1, 2] { checkMatchesNaiveConvolution(.bands(of: rows)) }
     }
 
     /// Bands give the bits of the passes they replace, with the activation, the residual, a
     /// fused pool and two images, on 1, 2 and 3 workers.
     func testBandsGiveThePassesBits() {
         var generator = SplitMix64(state: 23)
-        var passes = Blocking()
-        passes.winogradBandedMinimumTileRows = .max
         for held in Self.held {
             for c in [Case(channels: 5, height: 34, width: 18, filters: 8, pad: 1), Case(channels: 21, height: 70, width: 13, filters: 20, pad: 1)] {
                 let images = 2, outCount = 2 * c.filters * c.outHeight * c.outWidth
@@ -90,12 +84,10 @@ final class WinogradTests: XCTestCase {
                 let pools = held != .streamed && c.outHeight % 2 == 0 && c.outWidth % 2 == 0 ? [false, true] : [false]
                 for pooled in pools {
                     let expected = run(c, held, images: images, input: input, weights: weights, biases: biases, activation: .leaky,
-                                       residual: pooled ? nil : residual, blocking: passes, pooled: pooled)
+                                       residual: pooled ? nil : residual, blocking: .passesOnly, pooled: pooled)
                     for (rows, threads) in [(1, 1), (2, 2), (4, 3)] {
-                        var bands = Blocking()
-                        (bands.winogradBandedMinimumTileRows, bands.winogradBandTileRows) = (1, rows)
                         let banded = run(c, held, images: images, input: input, weights: weights, biases: biases,
-                                         activation: .leaky, residual: pooled ? nil : residual, blocking: bands,
+                                         activation: .leaky, residual: pooled ? nil : residual, blocking: .bands(of: rows),
                                          threads: threads, pooled: pooled)
                         XCTAssertEqual(banded.map(\.bitPattern), expected.map(\.bitPattern),
                                        "\(held) \(c) pooled \(pooled), bands of \(rows) tile rows, \(threads) threads")

@@ -127,18 +127,10 @@ extension Winograd {
                     if let pooled { pass.pooled?.base = pooled.plane(image: image, channel: 0) }
                     var timer: PhaseTimer? = timed ? PhaseTimer() : nil
                     pass.run(timer: &timer)
-                    if let phases = timer?.phases {
-                        spent[worker].im2col += phases.im2col
-                        spent[worker].gemm += phases.gemm
-                        spent[worker].epilogue += phases.epilogue
-                    }
+                    if let phases = timer?.phases { spent[worker] += phases }
                 }
             }
-            let total = spent.reduce(ConvolutionPhases()) {
-                ConvolutionPhases(im2col: $0.im2col + $1.im2col, gemm: $0.gemm + $1.gemm, epilogue: $0.epilogue + $1.epilogue)
-            }
-            let count = Double(max(1, spent.count { $0.total > 0 }))   // the workers that ran bands
-            return ConvolutionPhases(im2col: total.im2col / count, gemm: total.gemm / count, epilogue: total.epilogue / count)
+            return ConvolutionPhases.mean(ofWorkers: spent)
         }
     }
 
