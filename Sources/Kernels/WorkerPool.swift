@@ -48,28 +48,23 @@ final class WorkerPool: @unchecked Sendable {
     /// at once.
     static let spinNanoseconds: UInt64 = 100_000
 
-    /// Most pieces and most workers one job can have (the fields of `Ticket`).
+    /// Most pieces (the fields of `Share`) and most workers (of `Ticket`) one job can have.
     static let maximumPieces = 0xFFFF, maximumWorkers = 511
 
-    /// The current job in one word: its number, workers and pieces.
+    /// The current job in one word: its number and workers. (Its pieces are in the shares.)
     struct Ticket {
-        var epoch, workers, pieces: Int
-        init(epoch: Int, workers: Int, pieces: Int) {
-            (self.epoch, self.workers, self.pieces) = (epoch, workers, pieces)
-        }
+        var epoch, workers: Int
+        init(epoch: Int, workers: Int) { (self.epoch, self.workers) = (epoch, workers) }
         /// Epochs wrap at 2²² jobs (the word stays positive); they are only compared for equality.
         static let epochMask = 0x3F_FFFF
-        init(_ word: Int) {
-            (epoch, workers, pieces) = (word >> 41, word >> 32 & 511, word >> 16 & 0xFFFF)
-        }
-        var word: Int { epoch << 41 | workers << 32 | pieces << 16 }
-        /// The bits that tell one job from another in a `Share`: its number and workers.
-        var tag: Int { epoch << 41 | workers << 32 }
+        init(_ word: Int) { (epoch, workers) = (word >> 41, word >> 32 & 511) }
+        /// Also the tag that tells one job's `Share` from another's (its low 32 bits are zero).
+        var word: Int { epoch << 41 | workers << 32 }
     }
 
     /// What is left of one worker's share of a job, in one word, so that taking a piece is one
     /// compare-and-swap that fails once the share is empty or the job is another one: the job's
-    /// `Ticket.tag` and the share's pieces `next..<end` not yet taken. (With the workers in the
+    /// `Ticket.word` and the share's pieces `next..<end` not yet taken. (With the workers in the
     /// tag, a helper whose job number wrapped around can only take a piece of a job it may join.)
     struct Share {
         var tag, next, end: Int
@@ -136,9 +131,9 @@ final class WorkerPool: @unchecked Sendable {
             self.body = body
             epoch = (epoch + 1) & epochMask
             done.store(0, ordering: .relaxed)
-            let job = Ticket(epoch: epoch, workers: workers, pieces: pieces)
+            let job = Ticket(epoch: epoch, workers: workers)
             for worker in 0..<workers {
-                let share = Share(tag: job.tag, next: pieces * worker / workers, end: pieces * (worker + 1) / workers)
+                let share = Share(tag: job.word, next: pieces * worker / workers, end: pieces * (worker + 1) / workers)
                 shares[worker].word.store(share.word, ordering: .relaxed)
             }
             // Publishes the shares too: a worker reads them only after it has seen this ticket.
@@ -163,7 +158,7 @@ final class WorkerPool: @unchecked Sendable {
         guard job.epoch == epoch, worker < job.workers else { return }
         for offset in 0..<job.workers {
             let owner = (worker + offset) % job.workers
-            while let piece = take(from: shares[owner].word, job: job.tag, front: offset == 0) {
+            while let piece = take(from: shares[owner].word, job: job.word, front: offset == 0) {
                 // Holding a piece of this job: the job cannot end, so `body` is its body.
                 body!(worker, piece)
                 done.add(1, ordering: .releasing)
