@@ -30,7 +30,7 @@ public struct Blocking: Sendable, Hashable {
     /// and multiplied in blocks of tile rows.
     public var winogradFloats = 5 << 19
     /// Tile rows of output (4 rows each) from which a Winograd layer runs in bands, each band
-    /// all three phases on one worker (`Winograd.forwardInBands`), and about how many tile rows
+    /// all three phases on one worker (`Winograd.runBands`), and about how many tile rows
     /// a band takes. 16 and 4: yolov3's and the tiny models' 104×104 and 208×208 layers; on
     /// their 52×52 grids (13 tile rows) two workers could not share the bands evenly.
     public var winogradBandedMinimumTileRows = 16

@@ -66,71 +66,36 @@ extension Winograd {
     }
 
     /// Bands an image's tile rows are cut into (`forwardInBands`) for a layer of this shape, or
-    /// nil to run it in passes whose phases are each shared out: from
-    /// `blocking.winogradBandedMinimumTileRows` tile rows, an even number of bands (even shares
-    /// for two workers) of at most `blocking.winogradBandTileRows`, and few enough rows that
-    /// `bandedWorkers` bands fit `blocking.winogradFloats` as a pass does (so banding never
-    /// grows the workspace); at most one band a tile row.
+    /// nil to run it in passes (`bandCount(tileRows:floatsPerTileRow:_:)`'s rule): a tile row
+    /// takes V and M, or, streamed, V, its packed copy and one block of M.
     static func bandCount(_ g: ConvolutionGeometry, streamed: Bool, _ blocking: Blocking) -> Int? {
         let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
-        guard grid.rows >= blocking.winogradBandedMinimumTileRows else { return nil }
-        let perTileRow = positions * (streamed ? 2 * g.channels + streamedPackedBlockFilters : g.channels + g.filters) * grid.columns
-        let fitting = blocking.winogradFloats / bandedWorkers / perTileRow
-        let rows = max(1, min(blocking.winogradBandTileRows, fitting))
-        let bands = (grid.rows + rows - 1) / rows
-        return min(grid.rows, bands + bands % 2)
+        let perTile = streamed ? 2 * g.channels + streamedPackedBlockFilters : g.channels + g.filters
+        return bandCount(tileRows: grid.rows, floatsPerTileRow: positions * perTile * grid.columns, blocking)
     }
 
-    /// Most workers that share a banded layer, each with a band's workspace (V and M of its
-    /// tile rows): as many as the stream's (`streamedWorkers`), so that banding does not grow a
-    /// network's workspace and move `auto`'s memory budget.
-    static let bandedWorkers = streamedWorkers
-
-    /// Tile rows `first..<end` of band `band` of `bands` over `rows` tile rows.
-    static func band(_ band: Int, of bands: Int, rows: Int) -> Range<Int> { rows * band / bands..<rows * (band + 1) / bands }
-
-    /// Every image's tile rows cut into `bands` bands (`band(_:of:rows:)`), each band a pass of
-    /// all three phases on one worker, in that worker's slice of `workspace`
-    /// (`bandWorkspaceCount` floats each).
-    ///
-    /// A band's V and M are written and read by the worker that owns the band, and bands are
-    /// numbered down the image, so each worker keeps to its part of the image from one layer to
-    /// the next (`WorkerPool`'s shares): no core reads what another wrote but at the bands'
-    /// edges. Shared out by phase, every phase read all of the previous one's output. The bits
-    /// are the same: each tile's transforms and each column of a product are computed the same
-    /// way whatever the tiles beside them, and the bands depend only on the shape.
-    ///
-    /// Returns, when `timed`, the workers' mean seconds in each phase (else zeros).
+    /// Every image's tile rows cut into `bands` bands, each a one-worker pass of all three
+    /// phases in that worker's slice of `workspace` (`bandWorkspaceCount` floats each; `runBands`
+    /// says why). Returns, when `timed`, the workers' mean seconds in each phase.
     static func forwardInBands(_ g: ConvolutionGeometry, bands: Int, input: TensorView, images: Int, weights: Weights,
                                output: MutableTensorView, epilogue: Epilogue, pooled: MutableTensorView?,
                                workspace: UnsafeMutablePointer<Float>, threads: Int, timed: Bool) -> ConvolutionPhases {
         let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
         let perWorker = bandWorkspaceCount(g, bands: bands, streamed: weights.isStreamed)
-        let workers = max(1, min(threads, bandedWorkers, images * bands))
-        return withUnsafeTemporaryAllocation(of: ConvolutionPhases.self, capacity: bandedWorkers) { spent in
-            spent.initialize(repeating: ConvolutionPhases())
-            nonisolated(unsafe) let spent = spent
-            Parallel.forWorkers(of: images * bands, work: images * g.filters * g.channels * grid.rows * grid.columns,
-                                threads: workers, maximumWorkers: bandedWorkers) { worker, range in
-                for item in range {
-                    let (image, index) = item.quotientAndRemainder(dividingBy: bands)
-                    let rows = band(index, of: bands, rows: grid.rows)
-                    var pass = Pass(geometry: PassGeometry(height: g.height, width: g.width, pad: g.pad, outHeight: g.outHeight,
-                                                           outWidth: g.outWidth, firstTileRow: rows.lowerBound,
-                                                           tileRows: rows.count, tileColumns: grid.columns),
-                                    channels: g.channels, filters: g.filters, images: 1, input: input, weights: weights,
-                                    output: output, epilogue: epilogue, pooled: pooled,
-                                    workspace: workspace + worker * perWorker, threads: 1, slots: 1)
-                    pass.input.base = input.plane(image: image, channel: 0)
-                    pass.output.base = output.plane(image: image, channel: 0)
-                    pass.epilogue.residual = epilogue.residual.map { $0 + output.base.distance(to: pass.output.base) }
-                    if let pooled { pass.pooled?.base = pooled.plane(image: image, channel: 0) }
-                    var timer: PhaseTimer? = timed ? PhaseTimer() : nil
-                    pass.run(timer: &timer)
-                    if let phases = timer?.phases { spent[worker] += phases }
-                }
-            }
-            return ConvolutionPhases.mean(ofWorkers: spent)
+        return runBands(images: images, bands: bands, tileRows: grid.rows,
+                        work: images * g.filters * g.channels * grid.rows * grid.columns, threads: threads,
+                        timed: timed) { worker, image, rows, timer in
+            var pass = Pass(geometry: PassGeometry(height: g.height, width: g.width, pad: g.pad, outHeight: g.outHeight,
+                                                   outWidth: g.outWidth, firstTileRow: rows.lowerBound,
+                                                   tileRows: rows.count, tileColumns: grid.columns),
+                            channels: g.channels, filters: g.filters, images: 1, input: input, weights: weights,
+                            output: output, epilogue: epilogue, pooled: pooled,
+                            workspace: workspace + worker * perWorker, threads: 1, slots: 1)
+            pass.input.base = input.plane(image: image, channel: 0)
+            pass.output.base = output.plane(image: image, channel: 0)
+            pass.epilogue.residual = epilogue.residual.map { $0 + output.base.distance(to: pass.output.base) }
+            if let pooled { pass.pooled?.base = pooled.plane(image: image, channel: 0) }
+            pass.run(timer: &timer)
         }
     }
 

@@ -109,16 +109,12 @@ package enum WinogradStride2 {
     }
 
     /// Bands an image's tile rows are cut into (`forwardInBands`), or nil for passes whose
-    /// phases are each shared out: the rule of `Winograd.bandCount` (from
-    /// `blocking.winogradBandedMinimumTileRows` tile rows, an even number of bands of at most
-    /// `blocking.winogradBandTileRows` that `Winograd.bandedWorkers` at a time fit a pass's floats).
+    /// phases are each shared out (`Winograd.bandCount(tileRows:floatsPerTileRow:_:)`'s rule; a
+    /// tile row takes V and M).
     static func bandCount(_ g: ConvolutionGeometry, _ blocking: Blocking) -> Int? {
         let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
-        guard grid.rows >= blocking.winogradBandedMinimumTileRows else { return nil }
-        let perTileRow = positions * (g.channels + g.filters) * grid.columns
-        let rows = max(1, min(blocking.winogradBandTileRows, blocking.winogradFloats / Winograd.bandedWorkers / perTileRow))
-        let bands = (grid.rows + rows - 1) / rows
-        return min(grid.rows, bands + bands % 2)
+        return Winograd.bandCount(tileRows: grid.rows, floatsPerTileRow: positions * (g.channels + g.filters) * grid.columns,
+                                  blocking)
     }
 
     /// Workspace floats of one band, the largest of `bands`: its V and M and one scratch slot.
@@ -144,7 +140,7 @@ package enum WinogradStride2 {
     /// workers: the input transform (the timer's `im2col`), the products (`gemm`), the output
     /// transform with the epilogue (`epilogue`). `u` is `transformWeights`' layout for `kernel`.
     /// Grids of many tile rows (`bandCount`) run in bands instead, each band's three phases on
-    /// one worker (`Winograd.forwardInBands` says why); the timer gets the workers' mean phases.
+    /// one worker (`Winograd.runBands` says why); the timer gets the workers' mean phases.
     package static func forward(_ g: ConvolutionGeometry, input: TensorView, images: Int, u: UnsafePointer<Float>,
                                 kernel: PackedGEMM.Kernel?, output: MutableTensorView, epilogue: Epilogue,
                                 workspace: UnsafeMutablePointer<Float>, context: KernelContext, timer: inout PhaseTimer?) {
@@ -173,9 +169,9 @@ package enum WinogradStride2 {
         }
     }
 
-    /// Every image's tile rows in `bands` bands (`Winograd.band(_:of:rows:)`), each band a pass
-    /// of all three phases on one worker in its slice of `workspace` (`bandWorkspaceCount`
-    /// floats each). Returns, when `timed`, the workers' mean seconds in each phase.
+    /// Every image's tile rows in `bands` bands, each a one-worker pass of all three phases in
+    /// that worker's slice of `workspace` (`bandWorkspaceCount` floats each; `Winograd.runBands`
+    /// says why). Returns, when `timed`, the workers' mean seconds in each phase.
     static func forwardInBands(_ g: ConvolutionGeometry, bands: Int, input: TensorView, images: Int, u: UnsafePointer<Float>,
                                kernel: PackedGEMM.Kernel?, output: MutableTensorView, epilogue: Epilogue,
                                workspace: UnsafeMutablePointer<Float>, threads: Int, timed: Bool) -> ConvolutionPhases {
@@ -183,27 +179,16 @@ package enum WinogradStride2 {
         let perWorker = bandWorkspaceCount(g, bands: bands)
         let scratchSize = scratchCount(channels: g.channels, tileColumns: grid.columns,
                                        passTiles: (grid.rows + bands - 1) / bands * grid.columns)
-        let workers = max(1, min(threads, Winograd.bandedWorkers, images * bands))
-        return withUnsafeTemporaryAllocation(of: ConvolutionPhases.self, capacity: Winograd.bandedWorkers) { spent in
-            spent.initialize(repeating: ConvolutionPhases())
-            nonisolated(unsafe) let spent = spent
-            Parallel.forWorkers(of: images * bands, work: images * g.filters * g.channels * grid.rows * grid.columns,
-                                threads: workers, maximumWorkers: Winograd.bandedWorkers) { worker, range in
-                for item in range {
-                    let (image, index) = item.quotientAndRemainder(dividingBy: bands)
-                    let rows = Winograd.band(index, of: bands, rows: grid.rows)
-                    var pass = Pass(geometry: g, tileColumns: grid.columns, firstTileRow: rows.lowerBound, tileRows: rows.count,
-                                    input: input, output: output, epilogue: epilogue, u: u, kernel: kernel,
-                                    workspace: workspace + worker * perWorker, scratchSize: scratchSize, threads: 1)
-                    pass.input.base = input.plane(image: image, channel: 0)
-                    pass.output.base = output.plane(image: image, channel: 0)
-                    pass.epilogue.residual = epilogue.residual.map { $0 + output.base.distance(to: pass.output.base) }
-                    var timer: PhaseTimer? = timed ? PhaseTimer() : nil
-                    pass.run(timer: &timer)
-                    if let phases = timer?.phases { spent[worker] += phases }
-                }
-            }
-            return ConvolutionPhases.mean(ofWorkers: spent)
+        return Winograd.runBands(images: images, bands: bands, tileRows: grid.rows,
+                                 work: images * g.filters * g.channels * grid.rows * grid.columns, threads: threads,
+                                 timed: timed) { worker, image, rows, timer in
+            var pass = Pass(geometry: g, tileColumns: grid.columns, firstTileRow: rows.lowerBound, tileRows: rows.count,
+                            input: input, output: output, epilogue: epilogue, u: u, kernel: kernel,
+                            workspace: workspace + worker * perWorker, scratchSize: scratchSize, threads: 1)
+            pass.input.base = input.plane(image: image, channel: 0)
+            pass.output.base = output.plane(image: image, channel: 0)
+            pass.epilogue.residual = epilogue.residual.map { $0 + output.base.distance(to: pass.output.base) }
+            pass.run(timer: &timer)
         }
     }
 
