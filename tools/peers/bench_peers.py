@@ -25,6 +25,12 @@ median (min-max) of the per-round ratios (measured seconds apart).
 
 --load N keeps N busy processes (one `yes > /dev/null` each) running through every round:
 the engine and its peers share the cores with them, as on a loaded machine.
+
+Around each round's forward processes, tools/peers/cross_core.py checks whether the first two
+cores share a cache (a read of what the other core wrote, against a read of its own data): on
+some shared virtual machines they stop doing so for seconds to minutes, and programs that split
+a pass over both cores slow down by different amounts. Each round is marked shared, split or
+mixed, and the ratios to the faster f32 peer are also given over the shared and the split rounds.
 """
 import argparse
 import datetime
@@ -37,6 +43,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import cross_core
 
 FAST = ["darknet-swift", "opencv", "onnxruntime", "openvino-f32", "openvino-default"]
 F32_PEERS = ["onnxruntime", "openvino-f32"]
@@ -178,18 +186,21 @@ def bench_model(peers, model):
     used = ["darknet-swift"] + (["darknet"] if model["darknet"] else []) + FAST[1:]
     forward = {p: [] for p in used}
     whole = {p: [] for p in used}
+    states = []
     for r in range(1, model["rounds"] + 1):
         busy = cpu_busy()
         peers.busy.append(busy)
         if busy > BUSY_LIMIT and not a.load:
             log(f"warning: other processes use {busy:.0%} of the CPU")
+        before = cross_core.probe()
         for peer in round_order(r, used):
             forward[peer].append(statistics.median(peers.forward(peer, model)))
+        states.append(cross_core.state(before, cross_core.probe()))
         for peer in round_order(r, used):
             whole[peer].append(peers.whole(peer, model))
-        log(f"{model['label']} round {r}/{model['rounds']}: forward ms " +
+        log(f"{model['label']} round {r}/{model['rounds']} (cores' cache: {states[-1]}): forward ms " +
             ", ".join(f"{p} {forward[p][-1]:.1f}" for p in used))
-    return used, forward, whole
+    return used, forward, whole, states
 
 
 def faster_f32(forward):
@@ -237,7 +248,7 @@ def report(args, peers, results, started):
     version = args.swift_version.splitlines()[0] if args.swift_version.strip() else "darknet-swift (version unknown)"
     lines.append(f"- {version}, commit `{peers.swift_commit}`, {peers.blas or 'BLAS core unknown'} "
                  "(OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset: OpenBLAS's own kernel choice)")
-    if any("darknet" in used for _, (used, _, _, _) in results):
+    if any("darknet" in used for _, (used, _, _, _, _) in results):
         lines.append(f"- darknet: Debian package {args.darknet_version} (pjreddie's C code, single-threaded: "
                      "this build has no OpenMP and no BLAS); it reads no AlexeyAB cfg")
     lines.append(f"- OpenCV DNN {peers.versions.get('opencv', 'unknown')} (CPU backend, Winograd on), "
@@ -258,7 +269,7 @@ def report(args, peers, results, started):
     columns = ["darknet-swift", "darknet", "opencv", "onnxruntime", "openvino-f32", "openvino-default"]
     lines.append("| Model | Rounds | " + " | ".join(LABELS[p] for p in columns) + " | vs the faster f32 peer |")
     lines.append("|---|---:|" + "---:|" * (len(columns) + 1))
-    for label, (used, forward, _, rounds) in results:
+    for label, (used, forward, _, rounds, _) in results:
         swift = statistics.median(forward["darknet-swift"])
         cells = []
         for p in columns:
@@ -272,12 +283,32 @@ def report(args, peers, results, started):
         lines.append(f"| {label} | {rounds} | " + " | ".join(cells) +
                      f" | {paired_ratio(forward['darknet-swift'], forward[best])} ({LABELS[best]}) |")
     lines.append("")
+    lines.append("**By the state of the cores' caches** around each round's forward processes "
+                 "(tools/peers/cross_core.py: a read of what the other core wrote at "
+                 f"{cross_core.SHARED:.0%} of the speed of a core's read of its own data or more before and after "
+                 f"the round: shared; below {cross_core.SPLIT:.0%} both times: split; else mixed). darknet-swift's "
+                 "time / the faster f32 peer's, median (min–max) of the per-round ratios over those rounds:")
+    lines.append("")
+    lines.append("| Model | Rounds shared / split / mixed | Shared rounds | Split rounds |")
+    lines.append("|---|---:|---:|---:|")
+    for label, (_, forward, _, _, states) in results:
+        best = faster_f32(forward)
+        counts = " / ".join(str(states.count(s)) for s in ("shared", "split", "mixed"))
+        unknown = states.count("unknown")
+        counts += f" ({unknown} unknown)" if unknown else ""
+        cells = []
+        for wanted in ("shared", "split"):
+            picked = [i for i, s in enumerate(states) if s == wanted]
+            cells.append(paired_ratio([forward["darknet-swift"][i] for i in picked], [forward[best][i] for i in picked])
+                         if picked else "—")
+        lines.append(f"| {label} | {counts} | " + " | ".join(cells) + " |")
+    lines.append("")
     lines.append("**Whole process** (start, load cfg + weights or the ONNX graph, read the photo, one inference, "
                  "exit), median wall time in seconds and peak RSS in MiB:")
     lines.append("")
     lines.append("| Model | " + " | ".join(LABELS[p] for p in columns) + " |")
     lines.append("|---|" + "---:|" * len(columns))
-    for label, (used, _, whole, _) in results:
+    for label, (used, _, whole, _, _) in results:
         cells = []
         for p in columns:
             if p not in used:
@@ -365,8 +396,8 @@ def main():
             model = {"label": label, "source": cfg, "weights": weights, "rounds": int(rounds), "thresh": thresh,
                      "darknet": darknet == "1" and bool(args.darknet)}
             log(f"{label}: {rounds} rounds")
-            used, forward, whole = bench_model(peers, model)
-            results.append((label, (used, forward, whole, int(rounds))))
+            used, forward, whole, states = bench_model(peers, model)
+            results.append((label, (used, forward, whole, int(rounds), states)))
     except (RunError, OSError, ValueError, KeyError) as error:
         log(f"error: {error}")
         return 1
