@@ -69,6 +69,8 @@ final class MaxpoolTests: XCTestCase {
             Case(channels: 2, height: 1, width: 7, size: 3, stride: 1, padding: 2),
             Case(channels: 2, height: 3, width: 2, size: 5, stride: 1, padding: 4),  // window larger than image
             Case(channels: 64, height: 52, width: 52, size: 2, stride: 2, padding: 1),
+            // Split across workers, 3×3 windows at stride 2 with border rows and columns on every side.
+            Case(channels: 40, height: 27, width: 31, size: 3, stride: 2, padding: 2),
             Case(channels: 3, height: 8, width: 35, size: 2, stride: 2, padding: 0),  // 8-window runs and a tail
             Case(channels: 32, height: 13, width: 13, size: 2, stride: 1, padding: 1),
             Case(channels: 3, height: 6, width: 37, size: 2, stride: 1, padding: 1),  // 2×2/1: 8-window runs and a tail
