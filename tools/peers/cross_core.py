@@ -5,7 +5,7 @@ buffer. When the cores share a cache both reads run at about the same speed; on 
 virtual machines there are spells of seconds to minutes in which they do not, and the read
 across cores runs at a third of the speed. Programs that split one pass over two cores slow
 down in those spells, some more than others, so a benchmark that compares them notes the state
-around each round (tools/peers/bench_peers.py).
+around each round (tools/peers/bench_peers.py, tools/ab-compare).
 
 Run on its own it prints `{"own": GB/s, "cross": GB/s, "state": ...}` as JSON.
 """
@@ -22,8 +22,12 @@ SPLIT = 0.5
 
 def probe(rounds=20, floats=1 << 20):
     """(own GB/s, cross GB/s), medians over `rounds` fills of a `floats`-float buffer; None
-    where this process may use fewer than two CPUs or cannot pin threads (not Linux)."""
-    import numpy as np
+    where this process may use fewer than two CPUs, cannot pin threads (not Linux) or has no
+    numpy."""
+    try:
+        import numpy as np
+    except ImportError:
+        return None
     if not hasattr(os, "sched_setaffinity"):
         return None
     allowed = sorted(os.sched_getaffinity(0))
