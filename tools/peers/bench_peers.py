@@ -186,7 +186,7 @@ def bench_model(peers, model):
     used = ["darknet-swift"] + (["darknet"] if model["darknet"] else []) + FAST[1:]
     forward = {p: [] for p in used}
     whole = {p: [] for p in used}
-    states = []
+    cache = {"states": [], "reads": []}  # per round; every probe's (own, cross) GB/s
     for r in range(1, model["rounds"] + 1):
         busy = cpu_busy()
         peers.busy.append(busy)
@@ -195,12 +195,14 @@ def bench_model(peers, model):
         before = cross_core.probe()
         for peer in round_order(r, used):
             forward[peer].append(statistics.median(peers.forward(peer, model)))
-        states.append(cross_core.state(before, cross_core.probe()))
+        after = cross_core.probe()
+        cache["states"].append(cross_core.state(before, after))
+        cache["reads"] += [probe for probe in (before, after) if probe is not None]
         for peer in round_order(r, used):
             whole[peer].append(peers.whole(peer, model))
-        log(f"{model['label']} round {r}/{model['rounds']} (cores' cache: {states[-1]}): forward ms " +
+        log(f"{model['label']} round {r}/{model['rounds']} (cores' cache: {cache['states'][-1]}): forward ms " +
             ", ".join(f"{p} {forward[p][-1]:.1f}" for p in used))
-    return used, forward, whole, states
+    return used, forward, whole, cache
 
 
 def faster_f32(forward):
@@ -287,11 +289,13 @@ def report(args, peers, results, started):
                  "(tools/peers/cross_core.py: a read of what the other core wrote at "
                  f"{cross_core.SHARED:.0%} of the speed of a core's read of its own data or more before and after "
                  f"the round: shared; below {cross_core.SPLIT:.0%} both times: split; else mixed). darknet-swift's "
-                 "time / the faster f32 peer's, median (min–max) of the per-round ratios over those rounds:")
+                 "time / the faster f32 peer's, median (min–max) of the per-round ratios over those rounds; "
+                 "and the medians of the probes' reads, a core's own and across cores:")
     lines.append("")
-    lines.append("| Model | Rounds shared / split / mixed | Shared rounds | Split rounds |")
-    lines.append("|---|---:|---:|---:|")
-    for label, (_, forward, _, _, states) in results:
+    lines.append("| Model | Rounds shared / split / mixed | Shared rounds | Split rounds | Reads own / across, GB/s |")
+    lines.append("|---|---:|---:|---:|---:|")
+    for label, (_, forward, _, _, cache) in results:
+        states = cache["states"]
         best = faster_f32(forward)
         counts = " / ".join(str(states.count(s)) for s in ("shared", "split", "mixed"))
         unknown = states.count("unknown")
@@ -301,6 +305,9 @@ def report(args, peers, results, started):
             picked = [i for i, s in enumerate(states) if s == wanted]
             cells.append(paired_ratio([forward["darknet-swift"][i] for i in picked], [forward[best][i] for i in picked])
                          if picked else "—")
+        reads = cache["reads"]
+        cells.append(f"{statistics.median(o for o, _ in reads):.0f} / {statistics.median(c for _, c in reads):.0f}"
+                     if reads else "—")
         lines.append(f"| {label} | {counts} | " + " | ".join(cells) + " |")
     lines.append("")
     lines.append("**Whole process** (start, load cfg + weights or the ONNX graph, read the photo, one inference, "
@@ -396,8 +403,8 @@ def main():
             model = {"label": label, "source": cfg, "weights": weights, "rounds": int(rounds), "thresh": thresh,
                      "darknet": darknet == "1" and bool(args.darknet)}
             log(f"{label}: {rounds} rounds")
-            used, forward, whole, states = bench_model(peers, model)
-            results.append((label, (used, forward, whole, int(rounds), states)))
+            used, forward, whole, cache = bench_model(peers, model)
+            results.append((label, (used, forward, whole, int(rounds), cache)))
     except (RunError, OSError, ValueError, KeyError) as error:
         log(f"error: {error}")
         return 1
