@@ -16,14 +16,15 @@ import time
 
 # Cross-core reads at this fraction of the core's own reads or more: the cores share a cache.
 SHARED = 0.7
-# Below this fraction: they do not (measured 22-27 against 55-77 GB/s in the spells).
+# Below this fraction: they do not (in the spells this probe read 19-22 GB/s across cores, the
+# C probe of docs/bench-log.md's fifth session 22-27 against 55-77 of a core's own data).
 SPLIT = 0.5
 
 
 def probe(rounds=20, floats=1 << 20):
     """(own GB/s, cross GB/s), medians over `rounds` fills of a `floats`-float buffer; None
-    where this process may use fewer than two CPUs, cannot pin threads (not Linux) or has no
-    numpy."""
+    where this process may use fewer than two CPUs, cannot pin threads (not Linux), has no
+    numpy, or the reader thread fails or stalls for 10 s."""
     try:
         import numpy as np
     except ImportError:
@@ -36,21 +37,28 @@ def probe(rounds=20, floats=1 << 20):
     writer_cpu, reader_cpu = allowed[0], allowed[1]
     buffer = np.empty(floats, np.float32)
     go, done = threading.Event(), threading.Event()
-    own, cross = [], []
+    own, cross, failed = [], [], []
 
     def reader():
-        os.sched_setaffinity(0, {reader_cpu})  # pid 0: this thread only
+        try:
+            os.sched_setaffinity(0, {reader_cpu})  # pid 0: this thread only
+        except OSError:
+            failed.append(True)
         for _ in range(rounds):
-            go.wait()
+            if not go.wait(10):
+                return
             go.clear()
             start = time.perf_counter_ns()
             np.dot(buffer, buffer)
             cross.append(time.perf_counter_ns() - start)
             done.set()
 
-    os.sched_setaffinity(0, {writer_cpu})
     try:
-        thread = threading.Thread(target=reader)
+        os.sched_setaffinity(0, {writer_cpu})
+    except OSError:
+        return None
+    try:
+        thread = threading.Thread(target=reader, daemon=True)
         thread.start()
         for r in range(rounds):
             buffer.fill(r)
@@ -59,11 +67,14 @@ def probe(rounds=20, floats=1 << 20):
             own.append(time.perf_counter_ns() - start)
             buffer.fill(r + 1)  # written by this core, then read by the other
             go.set()
-            done.wait()
+            if not done.wait(10):
+                return None
             done.clear()
         thread.join()
     finally:
         os.sched_setaffinity(0, allowed)
+    if failed:
+        return None
 
     def speed(nanoseconds):
         return floats * 4 / sorted(nanoseconds)[len(nanoseconds) // 2]
@@ -71,9 +82,9 @@ def probe(rounds=20, floats=1 << 20):
 
 
 def state(before, after):
-    """"shared", "split" or "mixed" for a round between two `probe` results ("unknown" when
-    either is None): shared when the cross-core read ran at `SHARED` of the own read or more at
-    both ends, split when below `SPLIT` at both, else mixed (the state changed, or in between)."""
+    """The state of the cores around a round between two `probe` results: "unknown" when
+    either is None; "shared" when the cross-core read ran at `SHARED` of the own read or more at
+    both ends, "split" when below `SPLIT` at both, else "mixed" (the state changed, or in between)."""
     if before is None or after is None:
         return "unknown"
     fractions = [cross / own for own, cross in (before, after)]
