@@ -117,12 +117,18 @@ package enum WinogradStride2 {
                                   blocking)
     }
 
+    /// Tiles of the largest of `bands` bands.
+    static func bandTileCount(_ g: ConvolutionGeometry, bands: Int) -> Int {
+        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
+        return (grid.rows + bands - 1) / bands * grid.columns
+    }
+
     /// Workspace floats of one band, the largest of `bands`: its V and M and one scratch slot.
     static func bandWorkspaceCount(_ g: ConvolutionGeometry, bands: Int) -> Int {
-        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
-        let bandTiles = (grid.rows + bands - 1) / bands * grid.columns
+        let bandTiles = bandTileCount(g, bands: bands)
         return positions * (g.channels + g.filters) * bandTiles
-            + scratchCount(channels: g.channels, tileColumns: grid.columns, passTiles: bandTiles)
+            + scratchCount(channels: g.channels, tileColumns: tiles(outHeight: g.outHeight, outWidth: g.outWidth).columns,
+                           passTiles: bandTiles)
     }
 
     /// Workspace floats `forward` needs: V and M of a pass, then each worker's scratch; banded,
@@ -177,8 +183,7 @@ package enum WinogradStride2 {
                                workspace: UnsafeMutablePointer<Float>, threads: Int, timed: Bool) -> ConvolutionPhases {
         let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
         let perWorker = bandWorkspaceCount(g, bands: bands)
-        let scratchSize = scratchCount(channels: g.channels, tileColumns: grid.columns,
-                                       passTiles: (grid.rows + bands - 1) / bands * grid.columns)
+        let scratchSize = scratchCount(channels: g.channels, tileColumns: grid.columns, passTiles: bandTileCount(g, bands: bands))
         return Winograd.runBands(images: images, bands: bands, tileRows: grid.rows,
                                  work: images * g.filters * g.channels * grid.rows * grid.columns, threads: threads,
                                  timed: timed) { worker, image, rows, timer in
