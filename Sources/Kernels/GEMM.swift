@@ -238,22 +238,25 @@ package enum GEMM {
 
     /// Workers a network gets when it asks for none in particular: what OpenBLAS would have used
     /// (one per core, or `OPENBLAS_NUM_THREADS`), read before OpenBLAS is set single-threaded.
-    package static let defaultThreads = max(1, Int(openblas_get_num_threads()))
+    package static let defaultThreads: Int = {
+        _ = BLASCore.choice
+        return max(1, Int(openblas_get_num_threads()))
+    }()
 
-    /// Done once, before the first sgemm: OpenBLAS's own threads are never started.
+    /// Done once, before the first sgemm: the core settled (`BLASCore`), OpenBLAS's own threads
+    /// never started.
     private static let blasSingleThreaded: Void = {
         _ = defaultThreads
         openblas_set_num_threads(1)
     }()
 
-    /// OpenBLAS's name for the kernel it picked for this CPU (`Haswell`, `SkylakeX`, `Zen`…).
-    package static var coreName: String {
-        guard let name = openblas_get_corename() else { return "unknown" }
-        return String(cString: name)
-    }
+    /// The OpenBLAS kernel the engine runs on (`Haswell`, `SkylakeX`, `Zen`…): OpenBLAS's pick,
+    /// or the one `BLASCore` put in its place.
+    package static var coreName: String { BLASCore.choice.running }
 
-    /// OpenBLAS's build configuration string.
+    /// OpenBLAS's build configuration string (it names the core it runs).
     package static var configuration: String {
+        _ = BLASCore.choice
         guard let config = openblas_get_config() else { return "unknown" }
         return String(cString: config)
     }

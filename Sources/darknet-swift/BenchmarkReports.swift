@@ -12,6 +12,7 @@ enum BenchmarkTable {
         text += "cpu       \(m.cpu), \(m.cores) cores\n"
         text += "blas      \(m.blas) (core \(m.blasCore)), \(m.threads) thread\(m.threads == 1 ? "" : "s")"
             + "; packed weights: \(m.packedKernel ?? "none, cblas_sgemm only")\n"
+        if let note = m.blasCoreNote { text += "blas core \(note)\n" }
         text += "weights   \(result.weights)"
             + (result.isSynthetic ? ": no weights file given, deterministic random weights (same speed as real ones)\n" : "\n")
         text += String(format: "load      %.1f ms reading the weights (folding batch norm, Winograd transforms)\n",
@@ -136,6 +137,7 @@ enum BenchmarkJSON {
         var machine = "\"date\":\(q(m.date)),\"commit\":\(q(m.commit)),\"cpu\":\(q(m.cpu)),\"cores\":\(m.cores),"
             + "\"blas\":\(q(m.blas)),\"blasCore\":\(q(m.blasCore)),\"threads\":\(m.threads),"
             + "\"packedKernel\":\(m.packedKernel.map(q) ?? "null")"
+        if let note = m.blasCoreNote { machine += ",\"blasCoreNote\":\(q(note))" }
         if let peak = m.peakGflops { machine += ",\"peakGflops\":\(n(peak))" }
         let layers = rows.map { row -> String in
             let i = row.layer.input, o = row.layer.output

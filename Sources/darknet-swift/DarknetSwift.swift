@@ -73,6 +73,7 @@ struct DarknetSwift: ParsableCommand {
         "darknet-swift \(version) (commit \(Machine.buildCommit()))\n"
             + "Swift: \(swiftVersion)\n"
             + "BLAS: \(BLAS.configuration.trimmingCharacters(in: .whitespaces)), core \(BLAS.coreName)\n"
+            + (BLAS.coreNote.map { "BLAS core: \($0)\n" } ?? "")
             + "packed weights: \(BLAS.packedKernel ?? "none, cblas_sgemm only")\n"
     }
 }

@@ -25,8 +25,10 @@ struct Machine {
     var cores: Int
     /// OpenBLAS's configuration string (`OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY …`).
     var blas: String
-    /// OpenBLAS's kernel for this CPU (`openblas_get_corename`).
+    /// The OpenBLAS kernel the engine runs on (`BLAS.coreName`).
     var blasCore: String
+    /// Why that is not the kernel OpenBLAS picked (`BLAS.coreNote`), else nil.
+    var blasCoreNote: String?
     /// The OpenBLAS kernel driven with pre-packed weights (`ExecutionOptions.packedKernel`), else nil.
     var packedKernel: String?
     var threads: Int
@@ -38,7 +40,7 @@ struct Machine {
         formatter.formatOptions = [.withInternetDateTime]
         return Machine(date: formatter.string(from: Date()), commit: buildCommit(), cpu: cpuModel(),
                        cores: ProcessInfo.processInfo.activeProcessorCount,
-                       blas: BLAS.configuration.trimmingCharacters(in: .whitespaces), blasCore: BLAS.coreName,
+                       blas: BLAS.configuration.trimmingCharacters(in: .whitespaces), blasCore: BLAS.coreName, blasCoreNote: BLAS.coreNote,
                        packedKernel: options.packedKernel, threads: options.threads, peakGflops: peakGflops)
     }
 

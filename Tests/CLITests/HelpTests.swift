@@ -28,12 +28,16 @@ final class HelpTests: XCTestCase {
     func testSynthWeightsHelp() throws { try check(["synth-weights", "--help"], snapshot: "help-synth-weights.txt") }
 
     /// `--version`: the version, the commit it was built from, the Swift compiler that built it
-    /// (the one that built this test, in the same build), the BLAS library and core, and the
-    /// packed kernel the engine drives.
+    /// (the one that built this test, in the same build), the BLAS library and core, why the core
+    /// is not OpenBLAS's own pick when it is not (`BLASCore`), and the packed kernel the engine drives.
     func testVersion() throws {
         let result = try CLI.run(["--version"], environment: ["DARKNET_SWIFT_COMMIT": "abc1234"])
         XCTAssertEqual(result.status, 0)
-        let lines = result.stdout.split(separator: "\n").map(String.init)
+        var lines = result.stdout.split(separator: "\n").map(String.init)
+        if lines.count == 5 {
+            XCTAssertTrue(lines[3].hasPrefix("BLAS core: OpenBLAS picked "), result.stdout)
+            lines.remove(at: 3)
+        }
         XCTAssertEqual(lines.count, 4, result.stdout)
         guard lines.count == 4 else { return }
         XCTAssertEqual(lines[0], "darknet-swift 0.1.0 (commit abc1234)")
@@ -44,6 +48,20 @@ final class HelpTests: XCTestCase {
         #endif
         XCTAssertTrue(lines[2].hasPrefix("BLAS: OpenBLAS ") && lines[2].contains(", core "), result.stdout)
         XCTAssertTrue(lines[3].hasPrefix("packed weights: "), result.stdout)
+    }
+
+    /// A core the user names with `OPENBLAS_CORETYPE` stands, even one below what the CPU runs:
+    /// no note, and the version names that core.
+    func testVersionKeepsTheCoreTheUserNamed() throws {
+        #if arch(x86_64)
+        let result = try CLI.run(["--version"], environment: ["OPENBLAS_CORETYPE": "Prescott"])
+        XCTAssertEqual(result.status, 0)
+        XCTAssertTrue(result.stdout.contains(", core Prescott\n"), result.stdout)
+        XCTAssertFalse(result.stdout.contains("BLAS core:"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("packed weights: none, cblas_sgemm only"), result.stdout)
+        #else
+        throw XCTSkip("OpenBLAS's Prescott core is x86-64's")
+        #endif
     }
 
     /// Issue #31: `--nms-mode` lists `none`, `--threads` says what it controls, detect's help

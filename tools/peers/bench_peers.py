@@ -133,6 +133,8 @@ class Peers:
             machine = report.get("machine", {})
             if "blas" in machine:
                 self.blas = f"{machine['blas'].split(' NO_')[0]}, core {machine.get('blasCore', 'unknown')}"
+                if "blasCoreNote" in machine:
+                    self.blas += f" ({machine['blasCoreNote']})"
             self.swift_commit = machine.get("commit", self.swift_commit)
             return [float(report["endToEndMedianMs"])]
         if peer == "darknet":
@@ -249,7 +251,8 @@ def report(args, peers, results, started):
     lines.append("")
     version = args.swift_version.splitlines()[0] if args.swift_version.strip() else "darknet-swift (version unknown)"
     lines.append(f"- {version}, commit `{peers.swift_commit}`, {peers.blas or 'BLAS core unknown'} "
-                 "(OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset: OpenBLAS's own kernel choice)")
+                 "(OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset: OpenBLAS's own kernel choice, "
+                 "or the engine's where OpenBLAS does not know the CPU)")
     if any("darknet" in used for _, (used, _, _, _, _) in results):
         lines.append(f"- darknet: Debian package {args.darknet_version} (pjreddie's C code, single-threaded: "
                      "this build has no OpenMP and no BLAS); it reads no AlexeyAB cfg")

@@ -38,8 +38,11 @@ public struct ExecutionOptions: Sendable, Hashable {
 
 /// Facts about the BLAS library the engine runs on.
 public enum BLAS {
-    /// OpenBLAS's name for the kernel it picked for this CPU (`Haswell`, `SkylakeX`, `Zen`…).
+    /// The OpenBLAS kernel the engine runs on (`Haswell`, `SkylakeX`, `Zen`…).
     public static var coreName: String { GEMM.coreName }
+    /// Why that kernel is not the one OpenBLAS picked for this CPU (its table is older than the
+    /// CPU), or nil when it is OpenBLAS's own pick.
+    public static var coreNote: String? { BLASCore.choice.note }
     /// OpenBLAS's build configuration string.
     public static var configuration: String { GEMM.configuration }
     /// The packed sgemm kernel the engine can drive on this machine, nil when there is none.
