@@ -83,7 +83,8 @@ package enum BLASCore {
     package static func flags(fromCPUInfo text: String) -> Set<String> {
         for line in text.split(separator: "\n") where line.hasPrefix("flags") {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            return Set(line[line.index(after: colon)...].split(separator: " ").map(String.init))
+            return Set(line[line.index(after: colon)...].split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
+                .map(String.init))
         }
         return []
     }

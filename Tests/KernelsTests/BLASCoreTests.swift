@@ -64,6 +64,7 @@ final class BLASCoreTests: XCTestCase {
         """
         XCTAssertEqual(BLASCore.flags(fromCPUInfo: text), ["fpu", "sse3", "avx", "avx2", "fma", "avx512f", "avx512_bf16"])
         XCTAssertEqual(BLASCore.flags(fromCPUInfo: "processor\t: 0\n"), [])
+        XCTAssertEqual(BLASCore.flags(fromCPUInfo: "flags\t\t: avx avx2\n"), ["avx", "avx2"], "the line as read, newline and all")
         #if os(Linux)
         XCTAssertTrue(BLASCore.flags(fromCPUInfo: BLASCore.readCPUInfo()).contains("fpu") || BLASCore.readCPUInfo().isEmpty)
         #endif
