@@ -70,6 +70,19 @@ final class BLASCoreTests: XCTestCase {
         #endif
     }
 
+    /// What this type is for: on this machine, unless the user named a core, the engine runs a
+    /// core on the CPU's rung or above it, and from AVX2 on one with a packed kernel (OpenBLAS
+    /// 0.3.21 on an Emerald Rapids Xeon ran Prescott, with none).
+    func testThisCPUGetsItsRungsCore() {
+        let cpuRung = BLASCore.rung(ofFlags: BLASCore.flags(fromCPUInfo: BLASCore.readCPUInfo()))
+        if let named = ProcessInfo.processInfo.environment["OPENBLAS_CORETYPE"] {
+            XCTAssertEqual(BLASCore.choice.running, BLASCore.choice.picked, "OPENBLAS_CORETYPE=\(named) stands")
+            return
+        }
+        XCTAssertGreaterThanOrEqual(BLASCore.rung(ofCore: GEMM.coreName) ?? -1, cpuRung, "\(BLASCore.choice)")
+        if cpuRung >= 2 { XCTAssertNotNil(PackedGEMM.kernel, "\(BLASCore.choice)") }
+    }
+
     /// On this machine: the engine runs the core OpenBLAS reports, never one below its own pick;
     /// a replacement says why, and one the user named stands.
     func testThisMachinesChoice() {

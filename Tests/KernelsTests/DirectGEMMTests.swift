@@ -9,7 +9,7 @@ import XCTest
 /// columns cut as the callers cut them.
 final class DirectGEMMTests: XCTestCase {
     private func direct() throws -> PackedGEMM.DirectFunction {
-        let kernel = try XCTUnwrap(PackedGEMM.kernel, "OpenBLAS's \(GEMM.coreName) kernel is not available here")
+        let kernel = try PackedKernelSupport.kernel()
         guard let direct = kernel.direct else { throw Skip.because("OpenBLAS's \(GEMM.coreName) kernel has no direct routine") }
         return direct
     }

@@ -28,7 +28,7 @@ final class PackedGEMMTests: XCTestCase {
     }
 
     func testMatchesNaiveProductOnOddShapes() throws {
-        let kernel = try XCTUnwrap(PackedGEMM.kernel, "OpenBLAS's \(GEMM.coreName) kernel is not available here")
+        let kernel = try PackedKernelSupport.kernel()
         var generator = SplitMix64(state: 29)
         for (m, n, k) in [(1, 1, 1), (3, 5, 7), (4, 16, 9), (17, 33, 65), (64, 49, 512), (70, 169, 513), (5, 100, 1100)] {
             let w = (0..<(m * k)).map { _ in generator.uniform(-1, 1) }
@@ -67,7 +67,7 @@ final class PackedGEMMTests: XCTestCase {
     /// blocks of 12, 8 and 4; so the engine's calls depend on the shape alone, never on the
     /// thread count.)
     func testPiecesGiveTheWholeProduct() throws {
-        let kernel = try XCTUnwrap(PackedGEMM.kernel, "OpenBLAS's \(GEMM.coreName) kernel is not available here")
+        let kernel = try PackedKernelSupport.kernel()
         var generator = SplitMix64(state: 31)
         let (m, n, k) = (96, 81, 700)
         let w = (0..<(m * k)).map { _ in generator.uniform(-1, 1) }
@@ -98,7 +98,7 @@ final class PackedGEMMTests: XCTestCase {
     /// and by columns, one part and several), the same bits on 1, 2, 3 and 8 workers, each
     /// segment the bits it gets alone, and the epilogue once on every element after its product.
     func testMultiplyPackedMatchesTheReference() throws {
-        let kernel = try XCTUnwrap(PackedGEMM.kernel, "OpenBLAS's \(GEMM.coreName) kernel is not available here")
+        let kernel = try PackedKernelSupport.kernel()
         var generator = SplitMix64(state: 37)
         for (m, n, k, segments) in [(1, 1, 1, 1), (5, 70, 9, 1), (37, 130, 27, 2), (128, 169, 600, 1), (64, 1040, 64, 2),
                                     (40, 3 * 169, 256, 3)] {

@@ -129,7 +129,7 @@ final class WinogradTransformsTests: XCTestCase {
                 for t in 0..<9 { XCTAssertEqual(panels[((f / 4 * 9 + t) * channels + c) * 4 + f % 4], weights[(f * channels + c) * 9 + t]) }
             }
         }
-        let kernel = try XCTUnwrap(PackedGEMM.kernel, "OpenBLAS's \(GEMM.coreName) kernel is not available here")
+        let kernel = try PackedKernelSupport.kernel()
         for (rows, k) in [(8, 3), (12, 515), (16, 1030)] {
             let plain = (0..<(rows * k)).map(Float.init)
             var packed = [Float](repeating: .nan, count: rows * k)
@@ -146,7 +146,7 @@ final class WinogradTransformsTests: XCTestCase {
     /// The streamed transform (in Float, during the pass) gives the packed transform at load (in
     /// Double) to rounding: a block of 16 filters over channels past one K block.
     func testStreamedPanelsAreTheTransformAtLoad() throws {
-        let kernel = try XCTUnwrap(PackedGEMM.kernel, "OpenBLAS's \(GEMM.coreName) kernel is not available here")
+        let kernel = try PackedKernelSupport.kernel()
         var generator = SplitMix64(state: 23)
         let (filters, channels) = (16, 515)
         let weights = (0..<(filters * channels * 9)).map { _ in generator.uniform(-1, 1) }

@@ -91,10 +91,13 @@ final class PreparedConvolutionTests: XCTestCase {
             case .xnor: Case(channels: 3, height: 61, width: 47, filters: 8, size: 3, stride: 1, pad: 1, groups: 1, xnor: true)
             default: Case(channels: 3, height: 61, width: 47, filters: 8, size: 3, stride: 1, pad: 1, groups: 1)
             }
-            let outputs = try [1, 2, 3, 8, 12].map { threads -> [Float] in
+            let outputs = try [1, 2, 3, 8, 12].compactMap { threads -> [Float]? in
                 let options = ExecutionOptions(threads: threads, blocking: blocking)
-                return try XCTUnwrap(try run(c, method: method, options: options, activation: .leaky, seed: 7).output)
+                return try run(c, method: method, options: options, activation: .leaky, seed: 7).output
             }
+            if outputs.isEmpty && BLAS.packedKernel == nil { continue }  // a route of the packed kernel, which this core lacks
+            XCTAssertEqual(outputs.count, 5, "\(method) ran on every worker count")
+            guard outputs.count == 5 else { continue }
             XCTAssertFalse(outputs[0].contains { $0.isNaN })
             for (index, output) in outputs.enumerated().dropFirst() {
                 XCTAssertEqual(output.map(\.bitPattern), outputs[0].map(\.bitPattern), "\(method), run \(index)")
