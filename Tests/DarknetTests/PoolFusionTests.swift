@@ -66,7 +66,8 @@ final class PoolFusionTests: XCTestCase {
 
     /// yolov3-tiny at 416 under `auto`: its stride-2 pools after layers 0, 2, 4 and 6 are fused
     /// (layer 8's output is also routed, so pool 9 runs apart; pool 11 has stride 1), and the
-    /// `[yolo]` outputs are the bits of a pass that runs every layer apart.
+    /// `[yolo]` outputs are the bits of a pass that runs every layer apart (to rounding where
+    /// OpenBLAS's kernel does not ignore the cut: the two passes cut some products differently).
     func testYolov3TinyFusesItsStrideTwoPools() throws {
         let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: 416, height: 416)
         let bytes = SyntheticWeights.bytes(for: model, seed: 1)
@@ -75,9 +76,10 @@ final class PoolFusionTests: XCTestCase {
         XCTAssertEqual(network.fusedPools.indices.filter { network.fusedPools[$0] }, [1, 3, 5, 7])
         XCTAssertEqual(network.methods[0], .im2colBands)
         let input = SyntheticWeights.input(model.inputShape)
-        let fused = try network.forward(input).map { $0.values.map(\.bitPattern) }
-        let apart = try network.forward(input, observer: { _, _ in }).map { $0.values.map(\.bitPattern) }
-        XCTAssertEqual(fused, apart)
+        let fused = try network.forward(input).map(\.values)
+        let apart = try network.forward(input, observer: { _, _ in }).map(\.values)
+        XCTAssertEqual(fused.count, apart.count)
+        for (f, a) in zip(fused, apart) { Tolerance.checkBits(f, a, exact: BLASCore.ignoresTheCut, "a [yolo] output") }
     }
 
     /// Random cfgs of 3×3 and 1×1 convolutions, 2×2 stride-2 pools and single-source routes
