@@ -9,8 +9,9 @@ import Darwin
 ///
 /// A DYNAMIC_ARCH OpenBLAS picks its core when it loads, from the CPU's vendor, family and
 /// model. A CPU newer than the library can get a core far below what it runs: OpenBLAS 0.3.21
-/// (Debian 12) has no case for Intel family 6 extended model 12 (Emerald Rapids, Meteor Lake),
-/// and its `get_coretype` falls through to the Pentium 4 case, `Prescott`, an SSE3 kernel. The
+/// (Debian 12) has no case for Intel family 6 extended models 11 and 12 (Raptor Lake, Arrow
+/// Lake, Emerald Rapids…), and its `get_coretype` falls through to the Pentium 4 case,
+/// `Prescott`, an SSE3 kernel. The
 /// same library ranks cores by the CPU's features when it does not recognise the CPU at all
 /// (`gotoblas_dynamic_init`): AVX-512 with BF16 → `Cooperlake`, AVX-512 → `SkylakeX`, AVX2 →
 /// `Haswell`, AVX → `Sandybridge`. `rung(ofCore:)` and `rung(ofFlags:)` are that ranking.
