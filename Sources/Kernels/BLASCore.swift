@@ -38,13 +38,12 @@ package enum BLASCore {
     package static let choice: Choice = settle()
 
     /// Whether the running core's sgemm kernels give an element of C the same bits wherever its
-    /// call's rows and columns are cut (at multiples of 16): so with the AVX-512 cores' kernels,
-    /// not with `Haswell`'s, `Zen`'s or `Prescott`'s (GEMM.swift). The engine cuts by shape
-    /// alone, so its bits never depend on the thread count; two routes that cut one product
-    /// differently (bands and passes, a fused pool and a pool apart) agree bit for bit only here.
-    package static var ignoresTheCut: Bool {
-        ["SKYLAKEX", "COOPERLAKE", "SAPPHIRERAPIDS"].contains(choice.running.uppercased())
-    }
+    /// call's rows and columns are cut (at multiples of 16): so with the AVX-512 cores' kernels
+    /// (`PackedGEMM.smallKernelCores`, 0.3.21's `KERNEL.SKYLAKEX`), not with `Haswell`'s, `Zen`'s
+    /// or `Prescott`'s (GEMM.swift). The engine cuts by shape alone, so its bits never depend on
+    /// the thread count; two routes that cut one product differently (bands and passes, a fused
+    /// pool and a pool apart) agree bit for bit only here.
+    package static var ignoresTheCut: Bool { PackedGEMM.smallKernelCores.contains(choice.running.uppercased()) }
 
     /// The core the rule puts in place of `picked`, or nil to keep it.
     ///
