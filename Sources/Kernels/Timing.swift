@@ -24,7 +24,7 @@ public struct ConvolutionPhases: Sendable, Hashable {
 
     /// Each phase's mean over the workers that spent any time (`spent[w]`: worker w's sums), for
     /// work whose phases each worker ran one after another (the banded Winograd layers).
-    package static func mean(ofWorkers spent: UnsafeMutableBufferPointer<ConvolutionPhases>) -> ConvolutionPhases {
+    package static func mean(ofWorkers spent: UnsafeBufferPointer<ConvolutionPhases>) -> ConvolutionPhases {
         var total = ConvolutionPhases()
         for phases in spent { total += phases }
         let workers = Double(max(1, spent.count { $0.total > 0 }))

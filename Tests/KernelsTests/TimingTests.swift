@@ -18,20 +18,20 @@ final class TimingTests: XCTestCase {
         XCTAssertEqual(timer.phases.total, timer.phases.im2col + timer.phases.gemm)
     }
 
-    /// A lap shared among three phases (`Im2colBands`): the shares go to their phases, capped so
-    /// the three add up to the lap, and the rest to the main phase.
     /// The banded layers' phases: each phase's mean over the workers that spent any time.
     func testMeanOverTheWorkersThatRan() {
         var spent = [ConvolutionPhases(im2col: 1, gemm: 4, epilogue: 0.5), ConvolutionPhases(im2col: 3, gemm: 2, epilogue: 0.5),
                      ConvolutionPhases()]
-        let mean = spent.withUnsafeMutableBufferPointer { ConvolutionPhases.mean(ofWorkers: $0) }
+        let mean = spent.withUnsafeBufferPointer { ConvolutionPhases.mean(ofWorkers: $0) }
         XCTAssertEqual(mean, ConvolutionPhases(im2col: 2, gemm: 3, epilogue: 0.5))
-        var none = [ConvolutionPhases()]
-        XCTAssertEqual(none.withUnsafeMutableBufferPointer { ConvolutionPhases.mean(ofWorkers: $0) }, ConvolutionPhases())
+        let none = [ConvolutionPhases()]
+        XCTAssertEqual(none.withUnsafeBufferPointer { ConvolutionPhases.mean(ofWorkers: $0) }, ConvolutionPhases())
         spent[2] += ConvolutionPhases(im2col: 2, gemm: 3, epilogue: 0.5)
         XCTAssertEqual(spent[2], ConvolutionPhases(im2col: 2, gemm: 3, epilogue: 0.5))
     }
 
+    /// A lap shared among three phases (`Im2colBands`): the shares go to their phases, capped so
+    /// the three add up to the lap, and the rest to the main phase.
     func testLapSharedAmongThreePhases() {
         var timer = PhaseTimer()
         usleep(20_000)

@@ -51,7 +51,7 @@ extension Winograd {
                     if let phases = timer?.phases { spent[worker] += phases }
                 }
             }
-            return ConvolutionPhases.mean(ofWorkers: spent)
+            return ConvolutionPhases.mean(ofWorkers: UnsafeBufferPointer(spent))
         }
     }
 }
