@@ -102,6 +102,7 @@ package enum BLASCore {
         let picked = currentCore()
         let everywhere = UnsafeMutableRawPointer(bitPattern: 0)
         let cpuFlags = flags(fromCPUInfo: readCPUInfo())
+        let features = rungNames[rung(ofFlags: cpuFlags)]
         guard let wanted = replacement(picked: picked, flags: cpuFlags,
                                        userNamed: getenv("OPENBLAS_CORETYPE") != nil,
                                        available: { dlsym(everywhere, "gotoblas_" + $0.uppercased()) != nil })
@@ -110,7 +111,7 @@ package enum BLASCore {
         guard let quitSymbol = dlsym(everywhere, "gotoblas_dynamic_quit"),
               let initSymbol = dlsym(everywhere, "gotoblas_dynamic_init") else {
             return Choice(picked: picked, running: picked,
-                          note: "OpenBLAS picked \(picked) for this CPU, which has \(rungNames[rung(ofFlags: cpuFlags)]), and cannot be initialised again")
+                          note: "OpenBLAS picked \(picked) for this CPU, which has \(features), and cannot be initialised again")
         }
         let quit = unsafeBitCast(quitSymbol, to: Call.self), initialise = unsafeBitCast(initSymbol, to: Call.self)
         setenv("OPENBLAS_CORETYPE", wanted, 1)
@@ -118,7 +119,6 @@ package enum BLASCore {
         initialise()
         unsetenv("OPENBLAS_CORETYPE")
         let running = currentCore()
-        let features = rungNames[rung(ofFlags: cpuFlags)]
         if let now = rung(ofCore: running), let before = rung(ofCore: picked), now > before {
             return Choice(picked: picked, running: running,
                           note: "OpenBLAS picked \(picked) for this CPU, which has \(features): running \(running)")
