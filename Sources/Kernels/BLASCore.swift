@@ -98,18 +98,26 @@ package enum BLASCore {
         return []
     }
 
+    /// A symbol among the process's global ones (OpenBLAS is linked, so its internals are there
+    /// too), or nil: `dlsym(RTLD_DEFAULT, name)`, whose handle is null on Linux and −2 on Darwin.
+    static func symbol(_ name: String) -> UnsafeMutableRawPointer? {
+        #if canImport(Darwin)
+        dlsym(RTLD_DEFAULT, name)
+        #else
+        dlsym(nil, name)
+        #endif
+    }
+
     static func settle() -> Choice {
         let picked = currentCore()
-        let everywhere = UnsafeMutableRawPointer(bitPattern: 0)
         let cpuFlags = flags(fromCPUInfo: readCPUInfo())
         let features = rungNames[rung(ofFlags: cpuFlags)]
         guard let wanted = replacement(picked: picked, flags: cpuFlags,
                                        userNamed: getenv("OPENBLAS_CORETYPE") != nil,
-                                       available: { dlsym(everywhere, "gotoblas_" + $0.uppercased()) != nil })
+                                       available: { symbol("gotoblas_" + $0.uppercased()) != nil })
         else { return Choice(picked: picked, running: picked, note: nil) }
         typealias Call = @convention(c) () -> Void
-        guard let quitSymbol = dlsym(everywhere, "gotoblas_dynamic_quit"),
-              let initSymbol = dlsym(everywhere, "gotoblas_dynamic_init") else {
+        guard let quitSymbol = symbol("gotoblas_dynamic_quit"), let initSymbol = symbol("gotoblas_dynamic_init") else {
             return Choice(picked: picked, running: picked,
                           note: "OpenBLAS picked \(picked) for this CPU, which has \(features), and cannot be initialised again")
         }

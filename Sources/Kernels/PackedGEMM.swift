@@ -111,12 +111,10 @@ package enum PackedGEMM {
     static func resolve(core: String) -> Kernel? {
         let suffix = core.uppercased()
         guard let unroll = unrolls[suffix] else { return nil }
-        // RTLD_DEFAULT: the process's global symbols, OpenBLAS's among them (it is linked).
-        let everywhere = UnsafeMutableRawPointer(bitPattern: 0)
-        guard let kernel = dlsym(everywhere, "sgemm_kernel_" + suffix),
-              let itcopy = dlsym(everywhere, "sgemm_itcopy_" + suffix),
-              let oncopy = dlsym(everywhere, "sgemm_oncopy_" + suffix) else { return nil }
-        let direct = smallKernelCores.contains(suffix) ? dlsym(everywhere, "sgemm_small_kernel_b0_nn_" + suffix) : nil
+        guard let kernel = BLASCore.symbol("sgemm_kernel_" + suffix),
+              let itcopy = BLASCore.symbol("sgemm_itcopy_" + suffix),
+              let oncopy = BLASCore.symbol("sgemm_oncopy_" + suffix) else { return nil }
+        let direct = smallKernelCores.contains(suffix) ? BLASCore.symbol("sgemm_small_kernel_b0_nn_" + suffix) : nil
         return Kernel(core: suffix, kernel: unsafeBitCast(kernel, to: KernelFunction.self),
                       packColumnsCopy: unsafeBitCast(itcopy, to: CopyFunction.self),
                       packRowsCopy: unsafeBitCast(oncopy, to: CopyFunction.self),
