@@ -56,21 +56,7 @@ struct Detect: ParsableCommand {
     @Option(help: "Class names, one per line (default: coco.names beside the weights or cfg, else class numbers).")
     var names: String?
 
-    @Option(help: "Probability a detection must exceed.")
-    var thresh: Float = 0.5
-
-    @Option(name: .customLong("hier-thresh"),
-            help: "How far down a class tree (yolo9000's [region] tree=) a box's class goes, for pjreddie-style cfgs (darknet's -hier).")
-    var hierThresh: Float = 0.5
-
-    @Option(help: "IoU above which non-maximum suppression removes a box (0 disables NMS).")
-    var nms: Float = 0.45
-
-    @Option(help: "per-class (darknet's), agnostic (suppress across classes) or none.")
-    var nmsMode: DetectorOptions.NMSMode = .perClass
-
-    @Option(help: "Keep only these classes (names or numbers, comma-separated: dog,car).")
-    var classes: String?
+    @OptionGroup var detection: DetectionOptions
 
     @Option(help: "Keep at most this many detections per image (highest confidence first).")
     var maxDetections: Int?
@@ -131,9 +117,6 @@ struct Detect: ParsableCommand {
     var strict = false
 
     func validate() throws {
-        guard thresh >= 0, thresh <= 1 else { throw ValidationError("--thresh must be in 0...1, got \(thresh)") }
-        guard hierThresh >= 0, hierThresh <= 1 else { throw ValidationError("--hier-thresh must be in 0...1, got \(hierThresh)") }
-        guard nms >= 0, nms <= 1 else { throw ValidationError("--nms must be in 0...1, got \(nms)") }
         if let size, size < 32 || size > 16384 || size % 32 != 0 {
             throw ValidationError("--size must be a multiple of 32 in 32...16384, got \(size)")
         }
@@ -151,16 +134,12 @@ struct Detect: ParsableCommand {
 
     func run() throws {
         do {
-            var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
-                                          mapping: mapping?.value,
-                                          execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped),
-                                                                      convolutionAlgorithm: convAlgorithm))
-            options.hierarchyThreshold = hierThresh
-            if nms == 0 { options.nmsMode = .none }
+            let options = detection.detectorOptions(size: size, mapping: mapping?.value,
+                                                    execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped),
+                                                                                convolutionAlgorithm: convAlgorithm))
             let detector = try ModelFiles.detector(cfg: cfg, weights: weights, options: options, strict: strict)
             let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
-            let filter = DetectionFilter(classes: try classes.map { try DetectionFilter.classIds($0, names: classNames) },
-                                         maxDetections: maxDetections)
+            let filter = try detection.filter(names: classNames, maxDetections: maxDetections)
             let writer = ResultWriter(format: format, names: classNames, classCount: detector.classCount,
                                       imageIds: try COCOImageIds(file: imageIds), choices: JSONReport.choices(detector))
             let paths = images.map(RawPath.init(argument:))

@@ -62,21 +62,7 @@ struct Stream: ParsableCommand {
     @Option(help: "Class names, one per line (default: coco.names beside the weights or cfg).")
     var names: String?
 
-    @Option(help: "Probability a detection must exceed.")
-    var thresh: Float = 0.5
-
-    @Option(name: .customLong("hier-thresh"),
-            help: "How far down a class tree (yolo9000's [region] tree=) a box's class goes, for pjreddie-style cfgs (darknet's -hier).")
-    var hierThresh: Float = 0.5
-
-    @Option(help: "IoU above which non-maximum suppression removes a box (0 disables NMS).")
-    var nms: Float = 0.45
-
-    @Option(help: "per-class (darknet's), agnostic (suppress across classes) or none.")
-    var nmsMode: DetectorOptions.NMSMode = .perClass
-
-    @Option(help: "Keep only these classes (names or numbers, comma-separated: dog,car).")
-    var classes: String?
+    @OptionGroup var detection: DetectionOptions
 
     @Option(help: "Keep at most this many detections per frame (highest confidence first).")
     var maxDetections: Int?
@@ -94,9 +80,6 @@ struct Stream: ParsableCommand {
     var quiet = false
 
     func validate() throws {
-        guard thresh >= 0, thresh <= 1 else { throw ValidationError("--thresh must be in 0...1, got \(thresh)") }
-        guard hierThresh >= 0, hierThresh <= 1 else { throw ValidationError("--hier-thresh must be in 0...1, got \(hierThresh)") }
-        guard nms >= 0, nms <= 1 else { throw ValidationError("--nms must be in 0...1, got \(nms)") }
         if let raw, Self.rawSize(raw) == nil { throw ValidationError("--raw must be WxH (e.g. 640x480), got \(raw)") }
         if let smooth, smooth < 1 { throw ValidationError("--smooth must be ≥ 1") }
         if maxFrameBytes < 1024 { throw ValidationError("--max-frame-bytes must be ≥ 1024") }
@@ -123,14 +106,11 @@ struct Stream: ParsableCommand {
             let rawFrame = raw.flatMap(Self.rawSize)
             if let rawFrame { try FrameReader.checkRawSize(descriptor: 0, width: rawFrame.width, height: rawFrame.height) }
             let targets = try openTargets()
-            var options = DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nmsMode, width: size, height: size,
-                                          mapping: mapping?.value, execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped)))
-            options.hierarchyThreshold = hierThresh
-            if nms == 0 { options.nmsMode = .none }
+            let options = detection.detectorOptions(size: size, mapping: mapping?.value,
+                                                    execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped)))
             let detector = try ModelFiles.detector(cfg: cfg, weights: weights, options: options)
             let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
-            let filter = DetectionFilter(classes: try classes.map { try DetectionFilter.classIds($0, names: classNames) },
-                                         maxDetections: maxDetections)
+            let filter = try detection.filter(names: classNames, maxDetections: maxDetections)
             let kind: FrameReader.Kind = rawFrame.map { .raw(width: $0.width, height: $0.height) } ?? .mjpeg
             session = StreamSession(detector: detector, filter: filter, names: classNames, smoother: smooth.map { BoxSmoother(window: $0) },
                                     tracker: track ? ObjectTracker() : nil, targets: targets,
