@@ -28,14 +28,7 @@ struct Classify: ParsableCommand {
     @Argument(help: "Darknet .weights file.")
     var weights: String
 
-    @Argument(help: "JPEG or PNG images, or folders of them (- reads one image from stdin).")
-    var images: [String] = []
-
-    @Option(help: "A file listing images, one path per line (- reads stdin).")
-    var list: String?
-
-    @Flag(help: "Also take images in sub-folders of the folders given.")
-    var recursive = false
+    @OptionGroup var inputs: ImageInputOptions
 
     @Option(help: "Class labels, one per line (default: class numbers).")
     var labels: String?
@@ -58,8 +51,6 @@ struct Classify: ParsableCommand {
     func validate() throws {
         guard top >= 1 else { throw ValidationError("--top must be ≥ 1, got \(top)") }
         if let size, size < 1 || size > 16384 { throw ValidationError("--size must be in 1...16384, got \(size)") }
-        if images.isEmpty && list == nil { throw ValidationError("give at least one image, folder or --list") }
-        if images.contains("-") && list == "-" { throw ValidationError("stdin can hold the image - or the --list -, not both") }
     }
 
     func run() throws {
@@ -68,8 +59,7 @@ struct Classify: ParsableCommand {
             let outputs = model.layers.last?.output.count ?? 0
             let names = try labels.map { try readClassNames($0, classes: outputs) }
             let classifier = try Classifier(ModelFiles.prepared(weights, for: model, options: ExecutionOptions()), labels: names)
-            let source = try InputSource(paths: images.map(RawPath.init(argument:)), list: list.map(RawPath.init(argument:)),
-                                         recursive: recursive)
+            let source = try inputs.source()
             var done = 0, failed = 0, problems = 0
             if format == .csv { try StandardOutput.write(Self.csvHeader) }
             for event in source {

@@ -44,14 +44,7 @@ struct Detect: ParsableCommand {
     @Argument(help: "Darknet .weights file.")
     var weights: String
 
-    @Argument(help: "JPEG or PNG images, or folders of them (- reads one image from stdin).")
-    var images: [String] = []
-
-    @Option(help: "A file listing images, one path per line (- reads stdin).")
-    var list: String?
-
-    @Flag(help: "Also take images in sub-folders of the folders given.")
-    var recursive = false
+    @OptionGroup var inputs: ImageInputOptions
 
     @Option(help: "Class names, one per line (default: coco.names beside the weights or cfg, else class numbers).")
     var names: String?
@@ -124,8 +117,6 @@ struct Detect: ParsableCommand {
         guard (1...64).contains(batch) else { throw ValidationError("--batch must be in 1...64, got \(batch)") }
         if let maxDetections, maxDetections < 0 { throw ValidationError("--max-detections must be ≥ 0") }
         if let shard, Shard(shard) == nil { throw ValidationError("--shard must be K/N with 1 ≤ K ≤ N, got \(shard)") }
-        if images.isEmpty && list == nil { throw ValidationError("give at least one image, folder or --list") }
-        if images.contains("-") && list == "-" { throw ValidationError("stdin can hold the image - or the --list -, not both") }
         if output != nil && outputDir != nil { throw ValidationError("give --output or --output-dir, not both") }
         if skipExisting && output == nil && outputDir == nil { throw ValidationError("--skip-existing needs --output-dir or --output") }
         if skipExisting && force { throw ValidationError("give --skip-existing or --force, not both") }
@@ -142,8 +133,7 @@ struct Detect: ParsableCommand {
             let filter = try detection.filter(names: classNames, maxDetections: maxDetections)
             let writer = ResultWriter(format: format, names: classNames, classCount: detector.classCount,
                                       imageIds: try COCOImageIds(file: imageIds), choices: JSONReport.choices(detector))
-            let paths = images.map(RawPath.init(argument:))
-            let source = try InputSource(paths: paths, list: list.map(RawPath.init(argument:)), recursive: recursive)
+            let source = try inputs.source()
             // The list streams (a run starts at its first line and holds none of it) unless the
             // run needs every input first: --shard's sorted split, --output FILE's one image,
             // and --force with annotations (every input must be known not to be a target).
@@ -151,13 +141,13 @@ struct Detect: ParsableCommand {
             var known: [InputImage]?
             var events: [InputEvent] = []
             let writesFiles = output != nil || outputDir != nil || saveLabels != nil || crops != nil
-            if list == nil || shard != nil || outputIsFile || (force && writesFiles) {
+            if inputs.list == nil || shard != nil || outputIsFile || (force && writesFiles) {
                 var (found, problems) = source.all()
                 if let shard, let parsed = Shard(shard) { found = parsed.select(found) }
                 known = found
                 events = problems + found.map { .image($0) }
             }
-            let folders = paths.filter { !$0.isStandardInput && $0.isDirectory }.map(\.standardized)
+            let folders = inputs.paths.filter { !$0.isStandardInput && $0.isDirectory }.map(\.standardized)
             let targets: AnnotationTargets?
             if let output {
                 targets = try AnnotationTargets(output: output, single: known.map { $0.count == 1 }, inputs: known ?? [], force: force)
