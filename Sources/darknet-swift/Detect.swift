@@ -49,7 +49,7 @@ struct Detect: ParsableCommand {
     @Option(help: "Class names, one per line (default: coco.names beside the weights or cfg, else class numbers).")
     var names: String?
 
-    @OptionGroup var detection: DetectionOptions
+    @OptionGroup var boxes: BoxSelectionOptions
 
     @Option(help: "Keep at most this many detections per image (highest confidence first).")
     var maxDetections: Int?
@@ -125,12 +125,12 @@ struct Detect: ParsableCommand {
 
     func run() throws {
         do {
-            let options = detection.detectorOptions(size: size, mapping: mapping?.value,
-                                                    execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped),
-                                                                                convolutionAlgorithm: convAlgorithm))
+            let options = boxes.detectorOptions(size: size, mapping: mapping?.value,
+                                                execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped),
+                                                                            convolutionAlgorithm: convAlgorithm))
             let detector = try ModelFiles.detector(cfg: cfg, weights: weights, options: options, strict: strict)
             let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
-            let filter = try detection.filter(names: classNames, maxDetections: maxDetections)
+            let filter = try boxes.filter(names: classNames, maxDetections: maxDetections)
             let writer = ResultWriter(format: format, names: classNames, classCount: detector.classCount,
                                       imageIds: try COCOImageIds(file: imageIds), choices: JSONReport.choices(detector))
             let source = try inputs.source()

@@ -62,7 +62,7 @@ struct Stream: ParsableCommand {
     @Option(help: "Class names, one per line (default: coco.names beside the weights or cfg).")
     var names: String?
 
-    @OptionGroup var detection: DetectionOptions
+    @OptionGroup var boxes: BoxSelectionOptions
 
     @Option(help: "Keep at most this many detections per frame (highest confidence first).")
     var maxDetections: Int?
@@ -106,11 +106,11 @@ struct Stream: ParsableCommand {
             let rawFrame = raw.flatMap(Self.rawSize)
             if let rawFrame { try FrameReader.checkRawSize(descriptor: 0, width: rawFrame.width, height: rawFrame.height) }
             let targets = try openTargets()
-            let options = detection.detectorOptions(size: size, mapping: mapping?.value,
-                                                    execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped)))
+            let options = boxes.detectorOptions(size: size, mapping: mapping?.value,
+                                                execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped)))
             let detector = try ModelFiles.detector(cfg: cfg, weights: weights, options: options)
             let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
-            let filter = try detection.filter(names: classNames, maxDetections: maxDetections)
+            let filter = try boxes.filter(names: classNames, maxDetections: maxDetections)
             let kind: FrameReader.Kind = rawFrame.map { .raw(width: $0.width, height: $0.height) } ?? .mjpeg
             session = StreamSession(detector: detector, filter: filter, names: classNames, smoother: smooth.map { BoxSmoother(window: $0) },
                                     tracker: track ? ObjectTracker() : nil, targets: targets,

@@ -4,7 +4,7 @@ import YOLO
 
 /// The options `detect` and `stream` share for which boxes they keep: the thresholds, NMS and
 /// the classes. Each command declares it where these options stand in its `--help`.
-struct DetectionOptions: ParsableArguments {
+struct BoxSelectionOptions: ParsableArguments {
     @Option(help: "Probability a detection must exceed.")
     var thresh: Float = 0.5
 

@@ -2,9 +2,9 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The options `detect` and `stream` share (`DetectionOptions`), through the real binary: each
+/// The options `detect` and `stream` share (`BoxSelectionOptions`), through the real binary: each
 /// command checks them the same way, and `--nms`/`--classes` act on both.
-final class DetectionOptionsTests: XCTestCase {
+final class BoxSelectionOptionsTests: XCTestCase {
     func tinyArguments() throws -> [String] {
         [try TestData.path("cfg/yolov3-tiny.cfg"), try TestData.path("yolov3-tiny.weights")]
     }
