@@ -10,6 +10,12 @@
 /// memory, reads it back in the GEMM, and writes the output before the epilogue reads it again:
 /// bands took yolov3-tiny's first layer from 5.1 to 3.5 ms, and its forward pass 4.7% (docs/bench-log.md).
 ///
+/// With a packed kernel (`PackedGEMM`) and weights packed for it at load, a band of at least
+/// `packedMinimumK` rows is unfolded straight into the kernel's layout (`Im2col.unfoldPacked`) and
+/// multiplied `packedColumnBlock` columns at a time: yolov7-tiny's 3×3/2 layer on 32 channels
+/// (`k` = 288) ran 18–29% faster than through the direct kernel, its first layer (`k` = 27) 24%
+/// slower, packed (docs/bench-log.md). Such a band is never pooled (`packs`).
+///
 /// Only short matrices qualify: a band must hold `Blocking.bandMinimumColumns` output columns
 /// within `Blocking.bandFloats`, or its GEMM gets too thin; deeper layers gain nothing.
 ///
@@ -33,8 +39,26 @@ package enum Im2colBands {
     /// Workspace floats for `bandRows` rows a band (one band per worker), and each worker's
     /// block of `pooledRows` unfinished output rows.
     package static func workspaceCount(_ g: ConvolutionGeometry, bandRows: Int) -> Int {
-        maximumWorkers * (g.k * bandRows + g.filters * pooledRows(g, bandRows: bandRows)) * g.outWidth
+        maximumWorkers * (g.k * bandRows + g.filters * pooledRows(g, bandRows: bandRows) + packedRowCount(g, bandRows: bandRows))
+            * g.outWidth
     }
+
+    /// Output rows of a packed band's scratch (`Im2col.unfoldPacked`'s `packedRowGroup` matrix
+    /// rows of a band), or none.
+    static func packedRowCount(_ g: ConvolutionGeometry, bandRows: Int) -> Int {
+        packs(g) ? Im2col.packedRowGroup * bandRows : 0
+    }
+
+    /// Fewest matrix rows (`k`) for which bands take weights packed at load and are unfolded in
+    /// the packed kernel's layout, where there is one (see above).
+    package static let packedMinimumK = 64
+
+    /// True when bands of group shape `g` multiply with the packed kernel where there is one.
+    package static func packs(_ g: ConvolutionGeometry) -> Bool { g.k >= packedMinimumK }
+
+    /// Columns of a packed band multiplied at a time (`GEMM.packedColumnBlock`'s reason: the
+    /// block of packed columns stays in the core's L2 while the kernel sweeps the filters).
+    static let packedColumnBlock = 128
 
     /// Output rows multiplied at a time when a pool follows: an even count of at least
     /// `pooledColumns` columns (or the band), so the unfinished block stays in the worker's caches.
@@ -52,21 +76,34 @@ package enum Im2colBands {
     /// `pooledRows` rows at a time into the worker's block, each pair of rows pooled into
     /// `pooled` as it is finished (`Epilogue.finishPooled`), and `output` is not written. Each
     /// product is OpenBLAS's direct kernel when `direct` is given (the band and the weights read
-    /// where they lie, the output written without being zeroed first), else one `cblas_sgemm`.
+    /// where they lie, the output written without being zeroed first); when `packed` is given
+    /// (`weights` packed for it, `packs(g)`, no pool) the band is unfolded in its layout and
+    /// multiplied by it; else each product is one `cblas_sgemm`.
     /// Returns the workers' mean seconds in im2col and in the epilogue when `timed`, else 0.
     package static func forward(_ g: ConvolutionGeometry, input: TensorView, images: Int, weights: UnsafePointer<Float>,
                                 output: MutableTensorView, epilogue: Epilogue, pooled: MutableTensorView?, bandRows: Int,
                                 workspace: UnsafeMutablePointer<Float>, direct: PackedGEMM.DirectFunction? = nil,
+                                packed: PackedGEMM.Kernel? = nil,
                                 threads: Int, timed: Bool)
         -> (im2col: Double, epilogue: Double) {
+        precondition(packed == nil || (pooled == nil && packs(g)), "Im2colBands: a packed band is never pooled")
         let bands = (g.outHeight + bandRows - 1) / bandRows
         let perWorker = g.k * bandRows * g.outWidth
         let workers = min(threads, maximumWorkers, images * bands)
         let pooledRows = pooledRows(g, bandRows: bandRows), pooledBlockCount = g.filters * pooledRows * g.outWidth
         let pooledBlock = workspace + maximumWorkers * perWorker
-        /// `C[filters × columns] = weights · B`, B the `k × columns` block at `b` (`ldb`).
+        let packedRows = pooledBlock + maximumWorkers * pooledBlockCount
+        let packedRowsCount = packedRowCount(g, bandRows: bandRows) * g.outWidth
+        /// `C[filters × columns] = weights · B`, B the `k × columns` block at `b` (`ldb`), or with
+        /// `packed` the whole band at `b` unfolded in its layout.
         func multiply(b: UnsafePointer<Float>, ldb: Int, columns: Int, c: UnsafeMutablePointer<Float>, ldc: Int) {
-            if let direct {
+            if let packed {
+                for first in Swift.stride(from: 0, to: columns, by: packedColumnBlock) {
+                    PackedGEMM.multiply(packed, packedWeights: weights, rows: g.filters, rowRange: 0..<g.filters,
+                                        packedColumns: b, columns: columns,
+                                        columnRange: first..<min(columns, first + packedColumnBlock), k: g.k, c: c, ldc: ldc)
+                }
+            } else if let direct {
                 PackedGEMM.multiplyDirect(direct, weights: weights, ldw: g.k, rows: 0..<g.filters, b: b, ldb: ldb,
                                           columns: 0..<columns, k: g.k, c: c, ldc: ldc)
             } else {
@@ -83,10 +120,18 @@ package enum Im2colBands {
                     let rows = band * bandRows..<min(g.outHeight, (band + 1) * bandRows)
                     let columns = rows.count * g.outWidth
                     let start = timed ? ProfileClock.now() : 0
-                    Im2col.unfoldSerially(input.plane(image: image, channel: 0), channels: g.channels, height: g.height,
-                                          width: g.width, size: g.size, stride: g.strideX, pad: g.pad * g.dilation,
-                                          strideY: g.strideY, dilation: g.dilation, outputRows: rows,
-                                          channelStride: input.channelStride, into: scratch)
+                    if let packed {
+                        Im2col.unfoldPacked(input.plane(image: image, channel: 0), channels: g.channels, height: g.height,
+                                            width: g.width, size: g.size, stride: g.strideX, pad: g.pad * g.dilation,
+                                            strideY: g.strideY, dilation: g.dilation, outputRows: rows,
+                                            channelStride: input.channelStride, unroll: packed.unrollM,
+                                            rows: packedRows + worker * packedRowsCount, into: scratch)
+                    } else {
+                        Im2col.unfoldSerially(input.plane(image: image, channel: 0), channels: g.channels, height: g.height,
+                                              width: g.width, size: g.size, stride: g.strideX, pad: g.pad * g.dilation,
+                                              strideY: g.strideY, dilation: g.dilation, outputRows: rows,
+                                              channelStride: input.channelStride, into: scratch)
+                    }
                     let unfolded = timed ? ProfileClock.now() : 0
                     if let pooled {
                         let block = pooledBlock + worker * pooledBlockCount

@@ -10,7 +10,9 @@ import Kernels
 /// images side by side into one matrix (one GEMM, its columns cut per image as if alone), or,
 /// when one image is larger than that, blocks of output rows. Those GEMMs take weights packed
 /// at load for OpenBLAS's kernel when there is one and the layer has one group, as
-/// `PointwiseConvolution` does; bands keep darknet's layout (their GEMMs are `cblas_sgemm`'s).
+/// `PointwiseConvolution` does; so do bands of at least `Im2colBands.packedMinimumK` rows (then
+/// unfolded in the kernel's layout). Other bands keep darknet's layout (their products are
+/// OpenBLAS's direct kernel's, or `cblas_sgemm`'s).
 struct Im2colConvolution: ConvolutionRoute {
     let spec: ConvolutionSpec
     /// `filters × C/groups × size × size`, as darknet stores them (batch norm folded in), or
@@ -18,7 +20,8 @@ struct Im2colConvolution: ConvolutionRoute {
     let weights: [Float]
     /// Output rows a band, or nil when the matrix is not short enough for bands.
     let bandRows: Int?
-    /// The kernel the weights were packed for; nil: darknet's layout, multiplied by `cblas_sgemm`.
+    /// The kernel the weights were packed for; nil: darknet's layout, multiplied by OpenBLAS's
+    /// direct kernel (bands, where there is one) or `cblas_sgemm`.
     let kernel: PackedGEMM.Kernel?
 
     init(_ spec: ConvolutionSpec, weights: [Float], kernels: KernelContext) {
@@ -29,23 +32,25 @@ struct Im2colConvolution: ConvolutionRoute {
         self.weights = kernel.map { PackedGEMM.packedWeights($0, weights, rows: g.filters, k: g.k) } ?? weights
     }
 
-    /// True when the GEMMs of a layer of group shape `g` take packed weights: one group, not in bands.
+    /// True when the GEMMs of a layer of group shape `g` take packed weights: one group, and
+    /// not in bands or in bands that pack (`Im2colBands.packs`).
     static func packs(_ g: ConvolutionGeometry, groups: Int, blocking: Blocking) -> Bool {
-        groups == 1 && Im2colBands.bandRows(g, blocking) == nil
+        groups == 1 && (Im2colBands.bandRows(g, blocking) == nil || Im2colBands.packs(g))
     }
 
     var method: ConvolutionMethod { bandRows == nil ? .im2col : .im2colBands }
     var parameterBytes: Int { (weights.count + spec.biases.count) * MemoryLayout<Float>.stride }
 
-    /// Bands of even rows pool the pairs they finish (one group, an output of even sides).
+    /// Bands of even rows pool the pairs they finish (one group, an output of even sides, weights
+    /// not packed).
     var poolsRows: Bool {
-        guard let bandRows, spec.groups == 1 else { return false }
+        guard let bandRows, spec.groups == 1, kernel == nil else { return false }
         return bandRows % 2 == 0 && spec.geometry.outHeight % 2 == 0 && spec.geometry.outWidth % 2 == 0
     }
 
     func workspaceCount(images: Int, blocking: Blocking) -> Int {
         Self.unfoldedCount(spec.group, images: images, blocking: blocking)
-            + (kernel == nil ? 0 : PointwiseConvolution.packedScratchCount(spec.group))
+            + (kernel == nil || bandRows != nil ? 0 : PointwiseConvolution.packedScratchCount(spec.group))
     }
 
     /// Floats of workspace one group of shape `g` needs for `images` images: every worker's
@@ -53,6 +58,7 @@ struct Im2colConvolution: ConvolutionRoute {
     /// `kernels` has the packed kernel) every worker's block of packed columns.
     static func workspaceCount(_ g: ConvolutionGeometry, groups: Int, images: Int, kernels: KernelContext) -> Int {
         let packed = kernels.packed != nil && packs(g, groups: groups, blocking: kernels.blocking)
+            && Im2colBands.bandRows(g, kernels.blocking) == nil
         return unfoldedCount(g, images: images, blocking: kernels.blocking)
             + (packed ? PointwiseConvolution.packedScratchCount(g) : 0)
     }
@@ -85,7 +91,8 @@ struct Im2colConvolution: ConvolutionRoute {
                         let seconds = Im2colBands.forward(g, input: input, images: io.images, weights: groupWeights,
                                                           output: output, epilogue: epilogue, pooled: io.pooledView(spec),
                                                           bandRows: bandRows, workspace: workspace,
-                                                          direct: context.packed?.direct, threads: context.threads,
+                                                          direct: kernel == nil ? context.packed?.direct : nil,
+                                                          packed: kernel, threads: context.threads,
                                                           timed: timer != nil)
                         timer?.lap(\.gemm, shares: (\.im2col, seconds.im2col), (\.epilogue, seconds.epilogue))
                         continue
