@@ -12,9 +12,10 @@
 ///
 /// With a packed kernel (`PackedGEMM`) and weights packed for it at load, a band of at least
 /// `packedMinimumK` rows is unfolded straight into the kernel's layout (`Im2col.unfoldPacked`) and
-/// multiplied `packedColumnBlock` columns at a time: yolov7-tiny's 3×3/2 layer on 32 channels
-/// (`k` = 288) ran 18–29% faster than through the direct kernel, its first layer (`k` = 27) 24%
-/// slower, packed (docs/bench-log.md). Such a band is never pooled (`packs`).
+/// multiplied `packedColumnBlock` columns at a time: the 3×3/2 layer on 32 channels of
+/// yolov4-tiny and yolov7-tiny (`k` = 288) ran 20–27% faster than through the direct kernel,
+/// their first layer (`k` = 27) no faster (docs/bench-log.md). Such a band is never pooled
+/// (`Im2colConvolution.poolsRows`): a fused pool is worth more than packing.
 ///
 /// Only short matrices qualify: a band must hold `Blocking.bandMinimumColumns` output columns
 /// within `Blocking.bandFloats`, or its GEMM gets too thin; deeper layers gain nothing.
