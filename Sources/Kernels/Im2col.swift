@@ -71,7 +71,7 @@ package enum Im2col {
     /// `x = kx + ox·stride − pad`; it lies in `0..<width` exactly for `ox` in
     /// `firstValid..<lastValid` below. Row `oy` reads input row `ky + oy·strideY − pad`.
     @inline(__always)
-    static func unfoldRow(plane: UnsafePointer<Float>, height: Int, width: Int, kx: Int, ky: Int,
+    private static func unfoldRow(plane: UnsafePointer<Float>, height: Int, width: Int, kx: Int, ky: Int,
                                   stride: Int, strideY: Int, pad: Int, outputRows: Range<Int>, outWidth: Int,
                                   into out: UnsafeMutablePointer<Float>) {
         // x ≥ 0  ⇔  ox ≥ ceil((pad − kx) / stride);  x < width  ⇔  ox ≤ (width − 1 + pad − kx) / stride.

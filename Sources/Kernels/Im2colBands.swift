@@ -11,11 +11,11 @@
 /// bands took yolov3-tiny's first layer from 5.1 to 3.5 ms, and its forward pass 4.7% (docs/bench-log.md).
 ///
 /// With a packed kernel (`PackedGEMM`) and weights packed for it at load, a band of at least
-/// `packedMinimumK` rows is unfolded straight into the kernel's layout (`Im2col.unfoldPacked`) and
-/// multiplied `packedColumnBlock` columns at a time: the 3×3/2 layer on 32 channels of
-/// yolov4-tiny and yolov7-tiny (`k` = 288) ran 20–27% faster than through the direct kernel,
-/// their first layer (`k` = 27) no faster (docs/bench-log.md). Such a band is never pooled
-/// (`Im2colConvolution.poolsRows`): a fused pool is worth more than packing.
+/// `packedMinimumK` rows is multiplied by that kernel, `packedColumnBlock` columns at a
+/// time, each block packed by OpenBLAS's own copy routine into the worker's scratch (as
+/// `GEMM.multiplyPacked` does): the 3×3/2 layer on 32 channels of yolov4-tiny and
+/// yolov7-tiny (`k` = 288) ran faster than through the direct kernel, their first layer (`k` =
+/// 27) no faster (docs/bench-log.md).
 ///
 /// Only short matrices qualify: a band must hold `Blocking.bandMinimumColumns` output columns
 /// within `Blocking.bandFloats`, or its GEMM gets too thin; deeper layers gain nothing.
@@ -37,18 +37,19 @@ package enum Im2colBands {
         return rows
     }
 
-    /// Workspace floats for `bandRows` rows a band (one band per worker), and each worker's
-    /// block of `pooledRows` unfinished output rows.
-    package static func workspaceCount(_ g: ConvolutionGeometry, bandRows: Int) -> Int {
-        maximumWorkers * (g.k * bandRows + g.filters * pooledRows(g, bandRows: bandRows) + packedRowCount(g, bandRows: bandRows))
-            * g.outWidth
+    /// Workspace floats for `bandRows` rows a band (one band per worker), each worker's block of
+    /// `pooledRows` unfinished output rows and, with `packed` weights, its block of packed columns.
+    package static func workspaceCount(_ g: ConvolutionGeometry, bandRows: Int, packed: Bool) -> Int {
+        maximumWorkers * ((g.k * bandRows + g.filters * pooledRows(g, bandRows: bandRows)) * g.outWidth
+            + (packed ? packedScratchCount(g) : 0))
     }
 
-    /// Output rows of a packed band's scratch (`Im2col.unfoldPacked`'s `packedRowGroup` matrix
-    /// rows of a band), or none.
-    static func packedRowCount(_ g: ConvolutionGeometry, bandRows: Int) -> Int {
-        packs(g) ? Im2col.packedRowGroup * bandRows : 0
-    }
+    /// Floats of a worker's block of packed columns.
+    static func packedScratchCount(_ g: ConvolutionGeometry) -> Int { packedColumnBlock * min(g.k, PackedGEMM.kBlock) }
+
+    /// Columns of a band packed and multiplied at a time: two of the kernel's panels. The block
+    /// (18 KB at `k` = 288) stays in L1 while the kernel runs every filter over it.
+    static let packedColumnBlock = 32
 
     /// Fewest matrix rows (`k`) for which bands take weights packed at load and are unfolded in
     /// the packed kernel's layout, where there is one (see above).
@@ -56,10 +57,6 @@ package enum Im2colBands {
 
     /// True when bands of group shape `g` multiply with the packed kernel where there is one.
     package static func packs(_ g: ConvolutionGeometry) -> Bool { g.k >= packedMinimumK }
-
-    /// Columns of a packed band multiplied at a time (`GEMM.packedColumnBlock`'s reason: the
-    /// block of packed columns stays in the core's L2 while the kernel sweeps the filters).
-    static let packedColumnBlock = 128
 
     /// Output rows multiplied at a time when a pool follows: an even count of at least
     /// `pooledColumns` columns (or the band), so the unfinished block stays in the worker's caches.
@@ -78,8 +75,8 @@ package enum Im2colBands {
     /// `pooled` as it is finished (`Epilogue.finishPooled`), and `output` is not written. Each
     /// product is OpenBLAS's direct kernel when `direct` is given (the band and the weights read
     /// where they lie, the output written without being zeroed first); when `packed` is given
-    /// (`weights` packed for it, `packs(g)`, no pool) the band is unfolded in its layout and
-    /// multiplied by it; else each product is one `cblas_sgemm`.
+    /// (`weights` packed for it, `packs(g)`), by that kernel in blocks of packed columns; else
+    /// each product is one `cblas_sgemm`.
     /// Returns the workers' mean seconds in im2col and in the epilogue when `timed`, else 0.
     package static func forward(_ g: ConvolutionGeometry, input: TensorView, images: Int, weights: UnsafePointer<Float>,
                                 output: MutableTensorView, epilogue: Epilogue, pooled: MutableTensorView?, bandRows: Int,
@@ -87,22 +84,21 @@ package enum Im2colBands {
                                 packed: PackedGEMM.Kernel? = nil,
                                 threads: Int, timed: Bool)
         -> (im2col: Double, epilogue: Double) {
-        precondition(packed == nil || (pooled == nil && packs(g)), "Im2colBands: a packed band is never pooled")
+        precondition(packed == nil || packs(g), "Im2colBands: weights packed for a band that does not pack")
         let bands = (g.outHeight + bandRows - 1) / bandRows
         let perWorker = g.k * bandRows * g.outWidth
         let workers = min(threads, maximumWorkers, images * bands)
         let pooledRows = pooledRows(g, bandRows: bandRows), pooledBlockCount = g.filters * pooledRows * g.outWidth
         let pooledBlock = workspace + maximumWorkers * perWorker
-        let packedRows = pooledBlock + maximumWorkers * pooledBlockCount
-        let packedRowsCount = packedRowCount(g, bandRows: bandRows) * g.outWidth
-        /// `C[filters × columns] = weights · B`, B the `k × columns` block at `b` (`ldb`), or with
-        /// `packed` the whole band at `b` unfolded in its layout.
-        func multiply(b: UnsafePointer<Float>, ldb: Int, columns: Int, c: UnsafeMutablePointer<Float>, ldc: Int) {
+        let packedColumns = pooledBlock + maximumWorkers * pooledBlockCount, packedColumnsCount = packedScratchCount(g)
+        /// `C[filters × columns] = weights · B`, B the `k × columns` block at `b` (`ldb`).
+        func multiply(b: UnsafePointer<Float>, ldb: Int, columns: Int, c: UnsafeMutablePointer<Float>, ldc: Int, worker: Int) {
             if let packed {
+                let scratch = packedColumns + worker * packedColumnsCount
                 for first in Swift.stride(from: 0, to: columns, by: packedColumnBlock) {
-                    PackedGEMM.multiply(packed, packedWeights: weights, rows: g.filters, rowRange: 0..<g.filters,
-                                        packedColumns: b, columns: columns,
-                                        columnRange: first..<min(columns, first + packedColumnBlock), k: g.k, c: c, ldc: ldc)
+                    PackedGEMM.multiply(packed, packedWeights: weights, rows: g.filters, rowRange: 0..<g.filters, b: b, ldb: ldb,
+                                        columns: first..<min(columns, first + packedColumnBlock), k: g.k,
+                                        scratch: scratch, c: c, ldc: ldc)
                 }
             } else if let direct {
                 PackedGEMM.multiplyDirect(direct, weights: weights, ldw: g.k, rows: 0..<g.filters, b: b, ldb: ldb,
@@ -121,25 +117,17 @@ package enum Im2colBands {
                     let rows = band * bandRows..<min(g.outHeight, (band + 1) * bandRows)
                     let columns = rows.count * g.outWidth
                     let start = timed ? ProfileClock.now() : 0
-                    if let packed {
-                        Im2col.unfoldPacked(input.plane(image: image, channel: 0), channels: g.channels, height: g.height,
-                                            width: g.width, size: g.size, stride: g.strideX, pad: g.pad * g.dilation,
-                                            strideY: g.strideY, dilation: g.dilation, outputRows: rows,
-                                            channelStride: input.channelStride, unroll: packed.unrollM,
-                                            rows: packedRows + worker * packedRowsCount, into: scratch)
-                    } else {
-                        Im2col.unfoldSerially(input.plane(image: image, channel: 0), channels: g.channels, height: g.height,
-                                              width: g.width, size: g.size, stride: g.strideX, pad: g.pad * g.dilation,
-                                              strideY: g.strideY, dilation: g.dilation, outputRows: rows,
-                                              channelStride: input.channelStride, into: scratch)
-                    }
+                    Im2col.unfoldSerially(input.plane(image: image, channel: 0), channels: g.channels, height: g.height,
+                                          width: g.width, size: g.size, stride: g.strideX, pad: g.pad * g.dilation,
+                                          strideY: g.strideY, dilation: g.dilation, outputRows: rows,
+                                          channelStride: input.channelStride, into: scratch)
                     let unfolded = timed ? ProfileClock.now() : 0
                     if let pooled {
                         let block = pooledBlock + worker * pooledBlockCount
                         for first in Swift.stride(from: 0, to: rows.count, by: pooledRows) {
                             let blockRows = min(pooledRows, rows.count - first), blockColumns = blockRows * g.outWidth
                             multiply(b: scratch + first * g.outWidth, ldb: columns, columns: blockColumns, c: block,
-                                     ldc: blockColumns)
+                                     ldc: blockColumns, worker: worker)
                             let multiplied = timed ? ProfileClock.now() : 0
                             for filter in 0..<g.filters {
                                 let target = pooled.plane(image: image, channel: filter)
@@ -153,7 +141,7 @@ package enum Im2colBands {
                         }
                     } else {
                         let c = output.plane(image: image, channel: 0) + rows.lowerBound * g.outWidth
-                        multiply(b: scratch, ldb: columns, columns: columns, c: c, ldc: output.channelStride)
+                        multiply(b: scratch, ldb: columns, columns: columns, c: c, ldc: output.channelStride, worker: worker)
                         let multiplied = timed ? ProfileClock.now() : 0
                         for filter in 0..<g.filters {
                             let row = c + filter * output.channelStride

@@ -179,15 +179,6 @@ package enum PackedGEMM {
         }
     }
 
-    /// Columns in the panel `packColumns` starts where `remaining` columns are left: `unroll`
-    /// (the kernel's `unrollM`) while that many remain, then the tail in powers of two, largest
-    /// first (OpenBLAS's `itcopy`: 47 columns for `unroll` 16 are panels of 16, 16, 8, 4, 2, 1).
-    /// A panel of `width` columns from column `c0` holds K row `r` of its block at `c0 · kk + r · width`.
-    @inline(__always)
-    static func panelWidth(remaining: Int, unroll: Int) -> Int {
-        remaining >= unroll ? unroll : 1 << (Int.bitWidth - 1 - remaining.leadingZeroBitCount)
-    }
-
     /// Packs `columns` columns of `k` floats (`x[i·ldx + c]`, row-major `k × columns`) for `multiply`.
     package static func packColumns(_ kernel: Kernel, _ x: UnsafePointer<Float>, columns: Int, k: Int, ldx: Int,
                                     into packed: UnsafeMutablePointer<Float>) {

@@ -10,9 +10,9 @@ import Kernels
 /// images side by side into one matrix (one GEMM, its columns cut per image as if alone), or,
 /// when one image is larger than that, blocks of output rows. Those GEMMs take weights packed
 /// at load for OpenBLAS's kernel when there is one and the layer has one group, as
-/// `PointwiseConvolution` does; so do bands of at least `Im2colBands.packedMinimumK` rows (then
-/// unfolded in the kernel's layout). Other bands keep darknet's layout (their products are
-/// OpenBLAS's direct kernel's, or `cblas_sgemm`'s).
+/// `PointwiseConvolution` does; so do bands of at least `Im2colBands.packedMinimumK` rows.
+/// Other bands keep darknet's layout (their products are OpenBLAS's direct kernel's, or
+/// `cblas_sgemm`'s).
 struct Im2colConvolution: ConvolutionRoute {
     let spec: ConvolutionSpec
     /// `filters × C/groups × size × size`, as darknet stores them (batch norm folded in), or
@@ -41,31 +41,34 @@ struct Im2colConvolution: ConvolutionRoute {
     var method: ConvolutionMethod { bandRows == nil ? .im2col : .im2colBands }
     var parameterBytes: Int { (weights.count + spec.biases.count) * MemoryLayout<Float>.stride }
 
-    /// Bands of even rows pool the pairs they finish (one group, an output of even sides, weights
-    /// not packed).
+    /// Bands of even rows pool the pairs they finish (one group, an output of even sides).
     var poolsRows: Bool {
-        guard let bandRows, spec.groups == 1, kernel == nil else { return false }
+        guard let bandRows, spec.groups == 1 else { return false }
         return bandRows % 2 == 0 && spec.geometry.outHeight % 2 == 0 && spec.geometry.outWidth % 2 == 0
     }
 
     func workspaceCount(images: Int, blocking: Blocking) -> Int {
-        Self.unfoldedCount(spec.group, images: images, blocking: blocking)
-            + (kernel == nil || bandRows != nil ? 0 : PointwiseConvolution.packedScratchCount(spec.group))
+        Self.workspaceCount(spec.group, images: images, blocking: blocking, packed: kernel != nil)
     }
 
-    /// Floats of workspace one group of shape `g` needs for `images` images: every worker's
-    /// band, or the block of the unfolded matrix, then with packed weights (`packs`, when
-    /// `kernels` has the packed kernel) every worker's block of packed columns.
+    /// Floats of workspace one group of shape `g` needs for `images` images (`packs`, when
+    /// `kernels` has the packed kernel, says whether its weights are packed).
     static func workspaceCount(_ g: ConvolutionGeometry, groups: Int, images: Int, kernels: KernelContext) -> Int {
-        let packed = kernels.packed != nil && packs(g, groups: groups, blocking: kernels.blocking)
-            && Im2colBands.bandRows(g, kernels.blocking) == nil
-        return unfoldedCount(g, images: images, blocking: kernels.blocking)
-            + (packed ? PointwiseConvolution.packedScratchCount(g) : 0)
+        workspaceCount(g, images: images, blocking: kernels.blocking,
+                       packed: kernels.packed != nil && packs(g, groups: groups, blocking: kernels.blocking))
     }
 
-    /// Floats of every worker's band, or of the block of the unfolded matrix.
+    /// Every worker's band (`Im2colBands.workspaceCount`), or the block of the unfolded matrix
+    /// followed, with `packed` weights, by every worker's block of packed columns.
+    private static func workspaceCount(_ g: ConvolutionGeometry, images: Int, blocking: Blocking, packed: Bool) -> Int {
+        if let bandRows = Im2colBands.bandRows(g, blocking) {
+            return Im2colBands.workspaceCount(g, bandRows: bandRows, packed: packed)
+        }
+        return unfoldedCount(g, images: images, blocking: blocking) + (packed ? PointwiseConvolution.packedScratchCount(g) : 0)
+    }
+
+    /// Floats of the block of the unfolded matrix (not in bands).
     private static func unfoldedCount(_ g: ConvolutionGeometry, images: Int, blocking: Blocking) -> Int {
-        if let bandRows = Im2colBands.bandRows(g, blocking) { return Im2colBands.workspaceCount(g, bandRows: bandRows) }
         let (rows, imagesPerBlock) = blocks(g, images: images, blocking)
         return g.k * (rows == g.outHeight ? imagesPerBlock * g.spatial : rows * g.outWidth)
     }
