@@ -47,12 +47,12 @@ package enum Im2colBands {
     /// Floats of a worker's block of packed columns.
     static func packedScratchCount(_ g: ConvolutionGeometry) -> Int { packedColumnBlock * min(g.k, PackedGEMM.kBlock) }
 
-    /// Columns of a band packed and multiplied at a time: two of the kernel's panels. The block
-    /// (18 KB at `k` = 288) stays in L1 while the kernel runs every filter over it.
+    /// Columns of a band packed and multiplied at a time (two panels of an AVX-512 kernel; 37 KB
+    /// at `k` = 288): 128 ran alike and took 1.2 MB more workspace on yolov3 (docs/bench-log.md).
     static let packedColumnBlock = 32
 
-    /// Fewest matrix rows (`k`) for which bands take weights packed at load and are unfolded in
-    /// the packed kernel's layout, where there is one (see above).
+    /// Fewest matrix rows (`k`) for which bands take weights packed at load and the packed
+    /// kernel, where there is one (see above).
     package static let packedMinimumK = 64
 
     /// True when bands of group shape `g` multiply with the packed kernel where there is one.
