@@ -30,11 +30,19 @@ package enum Im2colBands {
     /// Output rows per band, or nil when the matrix is not short enough for bands (or is one
     /// band: nothing to share out). Even when at least 2 fit, so a 2×2 pool finds whole pairs
     /// of rows in every band of an even output.
+    ///
+    /// The most rows that fit in `bandFloats`, cut down to `outHeight / bandMinimumCount` rows
+    /// where bands that short still hold `bandMinimumColumns` columns, so that the workers share
+    /// them evenly: yolov7-tiny's first layer (208 output rows) fitted 5 bands of 46 rows, 3 on
+    /// one worker and 2 on the other; it now runs 35 bands of 6 (docs/bench-log.md).
     package static func bandRows(_ g: ConvolutionGeometry, _ blocking: Blocking) -> Int? {
-        let fitting = max(1, blocking.bandFloats / max(1, g.k * g.outWidth))
-        let rows = fitting >= 2 ? fitting & ~1 : fitting
-        guard rows * g.outWidth >= blocking.bandMinimumColumns, rows < g.outHeight else { return nil }
-        return rows
+        let even = { (rows: Int) in rows >= 2 ? rows & ~1 : rows }
+        let most = even(max(1, blocking.bandFloats / max(1, g.k * g.outWidth)))
+        guard most * g.outWidth >= blocking.bandMinimumColumns, most < g.outHeight else { return nil }
+        // The fewest rows that keep the columns (even like `most`, which has at least as many).
+        let wide = (blocking.bandMinimumColumns + g.outWidth - 1) / g.outWidth
+        let fewest = max(most >= 2 ? 2 : 1, wide + (wide >= 2 ? wide & 1 : 0))
+        return min(most, max(fewest, even(g.outHeight / max(1, blocking.bandMinimumCount))))
     }
 
     /// Workspace floats for `bandRows` rows a band (one band per worker), each worker's block of

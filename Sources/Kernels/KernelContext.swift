@@ -39,6 +39,9 @@ public struct Blocking: Sendable, Hashable {
     public var bandFloats = 1 << 18
     /// Fewest output columns a band may have, or its GEMM gets too thin.
     public var bandMinimumColumns = 400
+    /// Bands a layer is cut into at least, while each keeps `bandMinimumColumns` columns: enough
+    /// for two workers to share them evenly, and for a free core to take over a busy one's.
+    public var bandMinimumCount = 32
 
     public init() {}
 }

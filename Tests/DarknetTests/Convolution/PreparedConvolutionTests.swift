@@ -65,23 +65,33 @@ final class PreparedConvolutionTests: XCTestCase {
 
     /// Which layers run in bands: short, wide matrices only, and never a single band.
     func testBandsAreForShortWideMatrices() {
-        func rows(_ k: Int, _ outHeight: Int, _ outWidth: Int) -> Int? {
+        func rows(_ k: Int, _ outHeight: Int, _ outWidth: Int, blocking: Blocking = Blocking()) -> Int? {
             Im2colBands.bandRows(ConvolutionGeometry(channels: k, height: outHeight, width: outWidth, filters: 1,
                                                      outHeight: outHeight, outWidth: outWidth, size: 1, strideX: 1,
-                                                     strideY: 1, pad: 0), Blocking())
+                                                     strideY: 1, pad: 0), blocking)
         }
-        // yolov3's layer 0 at 416 (k = 27): 22 output rows (9,152 columns) per band (23 fit; an
-        // even count, so a pool that follows finds whole pairs of rows).
-        XCTAssertEqual(rows(27, 416, 416), 22)
-        XCTAssertEqual(rows(27, 100, 9000), 1, "one row when only one fits")
+        // yolov3's layer 0 at 416 (k = 27): 23 output rows fit a band, but 12 (4,992 columns)
+        // make 35 bands, at least `bandMinimumCount`; both even, so a pool that follows finds
+        // whole pairs of rows.
+        XCTAssertEqual(rows(27, 416, 416), 12)
+        var fitted = Blocking()
+        fitted.bandMinimumCount = 1
+        XCTAssertEqual(rows(27, 416, 416, blocking: fitted), 22, "as many rows as fit, without the count")
         // Its first two downsampling layers (k = 288, 208 wide; k = 576, 104 wide): 4 rows a band.
         XCTAssertEqual(rows(288, 208, 208), 4)
         XCTAssertEqual(rows(576, 104, 104), 4)
         XCTAssertNil(rows(1152, 52, 52), "the third: bands of 208 columns would be too thin")
+        // yolov7-tiny's layer 0 (k = 27, 208×208 out): 46 rows fit, 6 make 35 bands.
+        XCTAssertEqual(rows(27, 208, 208), 6)
+        // Rows are cut no lower than `bandMinimumColumns` allows (yolov7-tiny's layer 1, k = 288,
+        // 104 wide: 4 rows, 26 bands), nor below 2 (a pool's pair of rows).
+        XCTAssertEqual(rows(288, 104, 104), 4)
+        XCTAssertEqual(rows(27, 40, 600), 2)
+        XCTAssertEqual(rows(27, 100, 9000), 1, "one row when only one fits")
         XCTAssertNil(rows(27, 32, 32), "a small image that fits one band")
     }
 
-    /// Each route gives the same bits on 1, 2, 3, 8 and 12 workers (bands of 4 rows, the last 1
+    /// Each route gives the same bits on 1, 2, 3, 8 and 12 workers (bands of 2 rows, the last 1
     /// row, or of 1 row when packed; the 1×1 GEMM cut in parts).
     func testEveryRouteGivesTheSameBitsOnAnyWorkerCount() throws {
         var blocking = Blocking()
