@@ -39,9 +39,10 @@ package enum Im2colBands {
         let even = { (rows: Int) in rows >= 2 ? rows & ~1 : rows }
         let most = even(max(1, blocking.bandFloats / max(1, g.k * g.outWidth)))
         guard most * g.outWidth >= blocking.bandMinimumColumns, most < g.outHeight else { return nil }
-        // The fewest rows that keep the columns (even like `most`, which has at least as many).
+        // The fewest rows that keep the columns, even and at least a pool's pair (`most`, which
+        // has as many or is 1, caps them).
         let wide = (blocking.bandMinimumColumns + g.outWidth - 1) / g.outWidth
-        let fewest = max(most >= 2 ? 2 : 1, wide + (wide >= 2 ? wide & 1 : 0))
+        let fewest = max(2, wide + wide % 2)
         return min(most, max(fewest, even(g.outHeight / max(1, blocking.bandMinimumCount))))
     }
 
