@@ -91,6 +91,31 @@ final class NetworkTests: XCTestCase {
     }
     #endif
 
+    /// Every buffer the network allocates, and so every block of the plan (whose offsets are
+    /// rounded to 16 floats), starts on a 64-byte cache line: OpenBLAS's 64-byte loads of a
+    /// tensor must not straddle two lines. Small and large sizes, since malloc serves them
+    /// differently.
+    func testBuffersStartOnCacheLines() throws {
+        let line = MemoryPlan.alignment * MemoryLayout<Float>.stride
+        XCTAssertEqual(line, 64)
+        func onLine(_ pointer: UnsafeMutablePointer<Float>) -> Bool { UInt(bitPattern: pointer) % UInt(line) == 0 }
+        for (size, batch) in [(32, 2), (128, 1), (416, 2)] {
+            let model = try ModelDescription(contentsOf: try TestData.cfg("yolov3-tiny"), width: size, height: size)
+            let bytes = SyntheticWeights.bytes(for: model, seed: 4)
+            let weights = try bytes.withUnsafeBytes { try WeightsReader.read($0, file: "synthetic", for: model) }
+            let network = try Network(model: model, weights: weights, options: ExecutionOptions(threads: 1), batch: batch)
+            let (workspace, batchInput) = network.scratchBases
+            XCTAssertTrue(onLine(network.arenaBase), "arena at \(network.arenaBase), \(size)×\(size)")
+            XCTAssertTrue(onLine(workspace), "workspace at \(workspace), \(size)×\(size)")
+            XCTAssertEqual(batchInput == nil, batch == 1)
+            if let batchInput { XCTAssertTrue(onLine(batchInput), "batch input at \(batchInput), \(size)×\(size)") }
+            XCTAssertFalse(network.plan.blocks.isEmpty)
+            for block in network.plan.blocks {
+                XCTAssertTrue(onLine(network.arenaBase + block.offset), "a block at float \(block.offset), \(size)×\(size)")
+            }
+        }
+    }
+
     func testForwardViewsRejectsAWrongInputSize() throws {
         let model = try ModelDescription(text: "[net]\nwidth=4\nheight=4\nchannels=1\n[maxpool]\nsize=2\nstride=2\n")
         let network = try Network(model: model, weights: ModelWeights())

@@ -52,7 +52,8 @@ struct MemoryPlan: Equatable {
     /// Pools their convolution may compute (`fusesPool`), whose blocks live from that convolution on.
     var poolWrittenEarly: [Bool]
 
-    /// Offsets are rounded to 16 floats (64 bytes) so every block starts on a cache line.
+    /// Offsets are rounded to 16 floats (64 bytes) so every block starts on a cache line (the
+    /// arena itself starts on one: `Network.allocateOnCacheLines`).
     static let alignment = 16
 
     init(layers: [Layer], batch: Int = 1, inPlaceRoutes: Bool = true, inPlaceShortcuts: Bool = true) {

@@ -82,16 +82,16 @@ public final class Network {
         let limit = model.limits.maximumActivationBytes
         if bytes > limit { throw NetworkError.tooMuchMemory(bytesNeeded: bytes, limit: limit) }
         self.workspaceCount = workspaceCount
-        self.workspace = .allocate(capacity: max(workspaceCount, 1))
+        self.workspace = Self.allocateOnCacheLines(max(workspaceCount, 1))
         let offsets = UnsafeMutableBufferPointer<Int>.allocate(capacity: plan.offsetOfLayer.count)
         _ = offsets.initialize(from: plan.offsetOfLayer)
         self.offsets = UnsafeBufferPointer(offsets)
-        let arena = UnsafeMutablePointer<Float>.allocate(capacity: max(plan.arenaFloats, 1))
+        let arena = Self.allocateOnCacheLines(max(plan.arenaFloats, 1))
         arena.initialize(repeating: 0, count: max(plan.arenaFloats, 1))
         self.arena = arena
         workspace.initialize(repeating: 0, count: max(workspaceCount, 1))
         if batch > 1 {
-            let input = UnsafeMutablePointer<Float>.allocate(capacity: inputFloats)
+            let input = Self.allocateOnCacheLines(inputFloats)
             input.initialize(repeating: 0, count: inputFloats)
             self.batchInput = input
         } else {
@@ -118,11 +118,21 @@ public final class Network {
     /// Bytes of parameters each layer holds (0 for layers without).
     public var parameterBytes: [Int] { prepared.parameterBytes }
 
+    /// `count` floats starting on a cache line (64 bytes), so that the plan's offsets, rounded to
+    /// `MemoryPlan.alignment`, are cache lines too. `UnsafeMutablePointer.allocate` only
+    /// promises a Float's alignment; glibc gave 16 bytes past a line, and OpenBLAS's 64-byte
+    /// loads of every tensor then each straddled two lines (docs/bench-log.md, 2026-11-28).
+    static func allocateOnCacheLines(_ count: Int) -> UnsafeMutablePointer<Float> {
+        UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride,
+                                         alignment: MemoryPlan.alignment * MemoryLayout<Float>.stride)
+            .bindMemory(to: Float.self, capacity: count)
+    }
+
     deinit {
         offsets.deallocate()
-        arena.deallocate()
-        workspace.deallocate()
-        batchInput?.deallocate()
+        UnsafeMutableRawPointer(arena).deallocate()
+        UnsafeMutableRawPointer(workspace).deallocate()
+        batchInput.map { UnsafeMutableRawPointer($0).deallocate() }
     }
 
     /// Runs the network on `input` (`channels × height × width` of `[net]`, CHW; `batch` such
@@ -239,6 +249,10 @@ public final class Network {
 
     /// The arena's first float (tests check that it never moves and views point into it).
     var arenaBase: UnsafeMutablePointer<Float> { arena }
+    /// The workspace's and the batch input copy's first floats (tests check their alignment).
+    var scratchBases: (workspace: UnsafeMutablePointer<Float>, batchInput: UnsafeMutablePointer<Float>?) {
+        (workspace, batchInput)
+    }
 
     /// One layer on the whole batch (`LayerType.forward`), unless the memory plan or a fusion
     /// already did its work: a route in place, a shortcut its convolution added (`fuse`), a
