@@ -32,6 +32,7 @@ final class PreparedConvolutionTests: XCTestCase {
         Case(channels: 2, height: 11, width: 6, filters: 3, size: 1, stride: 1, pad: 0, groups: 1, strideY: 2), // 1×1 stride_y 2
         Case(channels: 8, height: 15, width: 19, filters: 6, size: 3, stride: 1, pad: 1, groups: 1),  // k = 72: packed bands, a last block of columns under 32
         Case(channels: 64, height: 9, width: 13, filters: 5, size: 3, stride: 2, pad: 1, groups: 1),  // k = 576: two K blocks
+        Case(channels: 5, height: 45, width: 47, filters: 131, size: 1, stride: 1, pad: 0, groups: 1), // direct kernel, many filters
     ]
 
     /// Every method that can run each case (im2col everywhere; Winograd where eligible), with
@@ -61,6 +62,24 @@ final class PreparedConvolutionTests: XCTestCase {
             (blocking.bandFloats, blocking.bandMinimumColumns) = (floats, 1)
             try check(ExecutionOptions(threads: 2, blocking: blocking), methods: [.im2col])
         }
+    }
+
+    /// Which 1×1 layers the direct kernel takes: up to 128 channels, and more than 128 filters
+    /// only on grids of `directWideGrid` pixels (yolov7-tiny's 52×52 head, not a 26×26 one).
+    func testDirectKernelIsForFewChannels() {
+        func direct(_ channels: Int, _ filters: Int, _ side: Int) -> Bool {
+            PointwiseConvolution.runsDirect(ConvolutionGeometry(channels: channels, height: side, width: side, filters: filters,
+                                                                outHeight: side, outWidth: side, size: 1, strideX: 1,
+                                                                strideY: 1, pad: 0))
+        }
+        XCTAssertTrue(direct(128, 64, 104))
+        XCTAssertTrue(direct(128, 128, 13))
+        XCTAssertTrue(direct(128, 255, 52))
+        XCTAssertTrue(direct(5, 131, 46))
+        XCTAssertFalse(direct(128, 255, 26))
+        XCTAssertFalse(direct(5, 131, 45))
+        XCTAssertFalse(direct(256, 128, 52))
+        XCTAssertFalse(direct(129, 32, 104))
     }
 
     /// Which layers run in bands: short, wide matrices only, and never a single band.
