@@ -10,12 +10,13 @@
 /// memory, reads it back in the GEMM, and writes the output before the epilogue reads it again:
 /// bands took yolov3-tiny's first layer from 5.1 to 3.5 ms, and its forward pass 4.7% (docs/bench-log.md).
 ///
-/// With a packed kernel (`PackedGEMM`) and weights packed for it at load, a band of at least
-/// `packedMinimumK` rows is multiplied by that kernel, `packedColumnBlock` columns at a
-/// time, each block packed by OpenBLAS's own copy routine into the worker's scratch (as
-/// `GEMM.multiplyPacked` does): the 3×3/2 layer on 32 channels of yolov4-tiny and
-/// yolov7-tiny (`k` = 288) ran faster than through the direct kernel, their first layer (`k` =
-/// 27) no faster (docs/bench-log.md).
+/// Each band's product is OpenBLAS's direct kernel where there is one (AVX-512 cores): it reads
+/// the band where it lies, and with the tensors on cache lines it ran the 3×3/2 layers on 16
+/// and 32 channels (`k` = 144, 288) in 0.81–0.93 of the packed kernel's time (docs/bench-log.md,
+/// 2026-11-28). Without it, a band of at least `packedMinimumK` rows is multiplied by the packed
+/// kernel (`PackedGEMM`) on weights packed at load, `packedColumnBlock` columns at a time, each
+/// block packed by OpenBLAS's own copy routine into the worker's scratch (as
+/// `GEMM.multiplyPacked` does); shallower bands by `cblas_sgemm`.
 ///
 /// Only short matrices qualify: a band must hold `Blocking.bandMinimumColumns` output columns
 /// within `Blocking.bandFloats`, or its GEMM gets too thin; deeper layers gain nothing.
@@ -61,11 +62,15 @@ package enum Im2colBands {
     static let packedColumnBlock = 32
 
     /// Fewest matrix rows (`k`) for which bands take weights packed at load and the packed
-    /// kernel, where there is one (see above).
+    /// kernel, where there is one and no direct kernel (see above).
     package static let packedMinimumK = 64
 
-    /// True when bands of group shape `g` multiply with the packed kernel where there is one.
-    package static func packs(_ g: ConvolutionGeometry) -> Bool { g.k >= packedMinimumK }
+    /// True when bands of group shape `g` multiply with the packed kernel `kernel`: it has no
+    /// direct routine, and `g` has at least `packedMinimumK` rows.
+    package static func packs(_ g: ConvolutionGeometry, kernel: PackedGEMM.Kernel?) -> Bool {
+        guard let kernel else { return false }
+        return kernel.direct == nil && g.k >= packedMinimumK
+    }
 
     /// Output rows multiplied at a time when a pool follows: an even count of at least
     /// `pooledColumns` columns (or the band), so the unfinished block stays in the worker's caches.
@@ -93,7 +98,7 @@ package enum Im2colBands {
                                 packed: PackedGEMM.Kernel? = nil,
                                 threads: Int, timed: Bool)
         -> (im2col: Double, epilogue: Double) {
-        precondition(packed == nil || packs(g), "Im2colBands: weights packed for a band that does not pack")
+        precondition(packed == nil || packs(g, kernel: packed), "Im2colBands: weights packed for a band that does not pack")
         let bands = (g.outHeight + bandRows - 1) / bandRows
         let perWorker = g.k * bandRows * g.outWidth
         let workers = min(threads, maximumWorkers, images * bands)

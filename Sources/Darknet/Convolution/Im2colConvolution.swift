@@ -10,9 +10,9 @@ import Kernels
 /// images side by side into one matrix (one GEMM, its columns cut per image as if alone), or,
 /// when one image is larger than that, blocks of output rows. Those GEMMs take weights packed
 /// at load for OpenBLAS's kernel when there is one and the layer has one group, as
-/// `PointwiseConvolution` does; so do bands of at least `Im2colBands.packedMinimumK` rows.
-/// Other bands keep darknet's layout (their products are OpenBLAS's direct kernel's, or
-/// `cblas_sgemm`'s).
+/// `PointwiseConvolution` does. Bands keep darknet's layout for OpenBLAS's direct kernel where
+/// there is one; without it, bands of at least `Im2colBands.packedMinimumK` rows take packed
+/// weights too (`Im2colBands.packs`), and shallower ones `cblas_sgemm`.
 struct Im2colConvolution: ConvolutionRoute {
     let spec: ConvolutionSpec
     /// `filters × C/groups × size × size`, as darknet stores them (batch norm folded in), or
@@ -27,15 +27,17 @@ struct Im2colConvolution: ConvolutionRoute {
     init(_ spec: ConvolutionSpec, weights: [Float], kernels: KernelContext) {
         self.spec = spec
         bandRows = Im2colBands.bandRows(spec.group, kernels.blocking)
-        kernel = Self.packs(spec.group, groups: spec.groups, blocking: kernels.blocking) ? kernels.packed : nil
+        kernel = Self.packs(spec.group, groups: spec.groups, kernels: kernels) ? kernels.packed : nil
         let g = spec.group
         self.weights = kernel.map { PackedGEMM.packedWeights($0, weights, rows: g.filters, k: g.k) } ?? weights
     }
 
-    /// True when the GEMMs of a layer of group shape `g` take packed weights: one group, and
-    /// not in bands or in bands that pack (`Im2colBands.packs`).
-    static func packs(_ g: ConvolutionGeometry, groups: Int, blocking: Blocking) -> Bool {
-        groups == 1 && (Im2colBands.bandRows(g, blocking) == nil || Im2colBands.packs(g))
+    /// True when the GEMMs of a layer of group shape `g` take packed weights from `kernels`
+    /// (which must have a packed kernel): one group, and not in bands or in bands that pack
+    /// (`Im2colBands.packs`).
+    static func packs(_ g: ConvolutionGeometry, groups: Int, kernels: KernelContext) -> Bool {
+        guard kernels.packed != nil, groups == 1 else { return false }
+        return Im2colBands.bandRows(g, kernels.blocking) == nil || Im2colBands.packs(g, kernel: kernels.packed)
     }
 
     var method: ConvolutionMethod { bandRows == nil ? .im2col : .im2colBands }
@@ -54,8 +56,7 @@ struct Im2colConvolution: ConvolutionRoute {
     /// Floats of workspace one group of shape `g` needs for `images` images (`packs`, when
     /// `kernels` has the packed kernel, says whether its weights are packed).
     static func workspaceCount(_ g: ConvolutionGeometry, groups: Int, images: Int, kernels: KernelContext) -> Int {
-        workspaceCount(g, images: images, blocking: kernels.blocking,
-                       packed: kernels.packed != nil && packs(g, groups: groups, blocking: kernels.blocking))
+        workspaceCount(g, images: images, blocking: kernels.blocking, packed: packs(g, groups: groups, kernels: kernels))
     }
 
     /// Every worker's band (`Im2colBands.workspaceCount`), or the block of the unfolded matrix

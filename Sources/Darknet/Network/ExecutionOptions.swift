@@ -17,6 +17,9 @@ public struct ExecutionOptions: Sendable, Hashable {
     public var usesPackedKernel: Bool
     /// The sizes the kernels cut their work into (tests make them small).
     public var blocking: Blocking
+    /// Let OpenBLAS's direct kernel multiply where the engine would take it (AVX-512 cores);
+    /// tests turn it off to run the packed routes it stands in for.
+    var usesDirectKernel = true
 
     public init(threads: Int? = nil, convolutionAlgorithm: ConvolutionAlgorithm = .auto, usesPackedKernel: Bool = true,
                 blocking: Blocking = Blocking()) {
@@ -28,7 +31,9 @@ public struct ExecutionOptions: Sendable, Hashable {
 
     /// What the kernels are told on every call.
     var kernels: KernelContext {
-        KernelContext(threads: threads, packed: usesPackedKernel ? PackedGEMM.kernel : nil, blocking: blocking)
+        var packed = usesPackedKernel ? PackedGEMM.kernel : nil
+        if !usesDirectKernel { packed?.direct = nil }
+        return KernelContext(threads: threads, packed: packed, blocking: blocking)
     }
 
     /// The packed sgemm kernel these options drive (`sgemm_kernel_COOPERLAKE (16×4)`), nil when

@@ -36,10 +36,12 @@ final class PreparedConvolutionTests: XCTestCase {
     ]
 
     /// Every method that can run each case (im2col everywhere; Winograd where eligible), with
-    /// and without the packed kernel.
+    /// the packed kernel (and with it alone, without OpenBLAS's direct kernel) and without.
     func testEveryRouteMatchesTheReference() throws {
-        for packed in [true, false] {
-            try check(ExecutionOptions(threads: 2, usesPackedKernel: packed), methods: ConvolutionMethod.allCases)
+        for (packed, direct) in [(true, true), (true, false), (false, false)] {
+            var options = ExecutionOptions(threads: 2, usesPackedKernel: packed)
+            options.usesDirectKernel = direct
+            try check(options, methods: ConvolutionMethod.allCases)
         }
     }
 
@@ -110,8 +112,8 @@ final class PreparedConvolutionTests: XCTestCase {
         XCTAssertNil(rows(27, 32, 32), "a small image that fits one band")
     }
 
-    /// Each route gives the same bits on 1, 2, 3, 8 and 12 workers (bands of 2 rows, the last 1
-    /// row, or of 1 row when packed; the 1×1 GEMM cut in parts).
+    /// Each route gives the same bits on 1, 2, 3, 8 and 12 workers (bands of one row at k = 72;
+    /// the 1×1 GEMM cut in parts), with OpenBLAS's direct kernel and without it.
     func testEveryRouteGivesTheSameBitsOnAnyWorkerCount() throws {
         var blocking = Blocking()
         (blocking.bandFloats, blocking.bandMinimumColumns) = (27 * 47 * 4, 1)
@@ -119,21 +121,24 @@ final class PreparedConvolutionTests: XCTestCase {
             let c = switch method {
             case .gemm: Case(channels: 64, height: 61, width: 47, filters: 40, size: 1, stride: 1, pad: 0, groups: 1)
             case .winogradStride2: Case(channels: 3, height: 61, width: 47, filters: 8, size: 3, stride: 2, pad: 1, groups: 1)
-            // k = 72: bands on the packed kernel (`Im2colBands.packs`).
+            // k = 72: bands on the direct kernel, or without it on the packed one (`Im2colBands.packs`).
             case .im2colBands: Case(channels: 8, height: 61, width: 47, filters: 8, size: 3, stride: 1, pad: 1, groups: 1)
             case .xnor: Case(channels: 3, height: 61, width: 47, filters: 8, size: 3, stride: 1, pad: 1, groups: 1, xnor: true)
             default: Case(channels: 3, height: 61, width: 47, filters: 8, size: 3, stride: 1, pad: 1, groups: 1)
             }
-            let outputs = try [1, 2, 3, 8, 12].compactMap { threads -> [Float]? in
-                let options = ExecutionOptions(threads: threads, blocking: blocking)
-                return try run(c, method: method, options: options, activation: .leaky, seed: 7).output
-            }
-            if outputs.isEmpty && BLAS.packedKernel == nil { continue }  // a route of the packed kernel, which this core lacks
-            XCTAssertEqual(outputs.count, 5, "\(method) ran on every worker count")
-            guard outputs.count == 5 else { continue }
-            XCTAssertFalse(outputs[0].contains { $0.isNaN })
-            for (index, output) in outputs.enumerated().dropFirst() {
-                XCTAssertEqual(output.map(\.bitPattern), outputs[0].map(\.bitPattern), "\(method), run \(index)")
+            for direct in [true, false] {
+                let outputs = try [1, 2, 3, 8, 12].compactMap { threads -> [Float]? in
+                    var options = ExecutionOptions(threads: threads, blocking: blocking)
+                    options.usesDirectKernel = direct
+                    return try run(c, method: method, options: options, activation: .leaky, seed: 7).output
+                }
+                if outputs.isEmpty && BLAS.packedKernel == nil { continue }  // a route of the packed kernel, which this core lacks
+                XCTAssertEqual(outputs.count, 5, "\(method) ran on every worker count")
+                guard outputs.count == 5 else { continue }
+                XCTAssertFalse(outputs[0].contains { $0.isNaN })
+                for (index, output) in outputs.enumerated().dropFirst() {
+                    XCTAssertEqual(output.map(\.bitPattern), outputs[0].map(\.bitPattern), "\(method), direct \(direct), run \(index)")
+                }
             }
         }
     }
