@@ -58,7 +58,8 @@ package enum Im2colBands {
     static func packedScratchCount(_ g: ConvolutionGeometry) -> Int { packedColumnBlock * min(g.k, PackedGEMM.kBlock) }
 
     /// Columns of a band packed and multiplied at a time (two panels of an AVX-512 kernel; 37 KB
-    /// at `k` = 288): 128 ran alike and took 1.2 MB more workspace on yolov3 (docs/bench-log.md).
+    /// at `k` = 288): 128 ran alike and took 1.2 MB more workspace on yolov3 (docs/bench-log.md,
+    /// measured while AVX-512 cores still packed such bands; they now take the direct kernel).
     static let packedColumnBlock = 32
 
     /// Fewest matrix rows (`k`) for which bands take weights packed at load and the packed

@@ -32,8 +32,8 @@ struct Im2colConvolution: ConvolutionRoute {
         self.weights = kernel.map { PackedGEMM.packedWeights($0, weights, rows: g.filters, k: g.k) } ?? weights
     }
 
-    /// True when the GEMMs of a layer of group shape `g` take packed weights from `kernels`
-    /// (which must have a packed kernel): one group, and not in bands or in bands that pack
+    /// True when the GEMMs of a layer of group shape `g` take packed weights: `kernels` has a
+    /// packed kernel, the layer one group, and it runs not in bands or in bands that pack
     /// (`Im2colBands.packs`).
     static func packs(_ g: ConvolutionGeometry, groups: Int, kernels: KernelContext) -> Bool {
         guard kernels.packed != nil, groups == 1 else { return false }
