@@ -30,7 +30,7 @@ final class PreparedConvolutionTests: XCTestCase {
         Case(channels: 4, height: 13, width: 7, filters: 4, size: 5, stride: 2, pad: 2, groups: 2, dilation: 3),
         Case(channels: 3, height: 9, width: 10, filters: 5, size: 3, stride: 2, pad: 1, groups: 1, strideY: 1),
         Case(channels: 2, height: 11, width: 6, filters: 3, size: 1, stride: 1, pad: 0, groups: 1, strideY: 2), // 1×1 stride_y 2
-        Case(channels: 8, height: 15, width: 19, filters: 6, size: 3, stride: 1, pad: 1, groups: 1),  // k = 72: packed bands, a last block of columns under 32
+        Case(channels: 8, height: 15, width: 19, filters: 6, size: 3, stride: 1, pad: 1, groups: 1),  // k = 72: bands (packed without the direct kernel: a last block of columns under 32)
         Case(channels: 64, height: 9, width: 13, filters: 5, size: 3, stride: 2, pad: 1, groups: 1),  // k = 576: two K blocks
         Case(channels: 5, height: 45, width: 47, filters: 131, size: 1, stride: 1, pad: 0, groups: 1), // direct kernel, many filters
     ]
