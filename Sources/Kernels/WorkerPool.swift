@@ -132,11 +132,13 @@ final class WorkerPool: @unchecked Sendable {
             epoch = (epoch + 1) & epochMask
             done.store(0, ordering: .relaxed)
             let job = Ticket(epoch: epoch, workers: workers)
+            // Each share publishes `body` itself (releasing): a helper that slept through a
+            // multiple of `epochMask + 1` jobs may have read an older ticket with this job's
+            // word, and then only the share it takes a piece from orders `body` before its read.
             for worker in 0..<workers {
                 let share = Share(tag: job.word, next: pieces * worker / workers, end: pieces * (worker + 1) / workers)
-                shares[worker].word.store(share.word, ordering: .relaxed)
+                shares[worker].word.store(share.word, ordering: .releasing)
             }
-            // Publishes the shares too: a worker reads them only after it has seen this ticket.
             ticket.store(job.word, ordering: .sequentiallyConsistent)
             for helper in helpers.prefix(workers - 1) where helper.sleeping.exchange(false, ordering: .sequentiallyConsistent) {
                 helper.wake.signal()
