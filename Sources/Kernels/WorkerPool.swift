@@ -132,9 +132,10 @@ final class WorkerPool: @unchecked Sendable {
             epoch = (epoch + 1) & epochMask
             done.store(0, ordering: .relaxed)
             let job = Ticket(epoch: epoch, workers: workers)
-            // Each share publishes `body` itself (releasing): a helper that slept through a
-            // multiple of `epochMask + 1` jobs may have read an older ticket with this job's
-            // word, and then only the share it takes a piece from orders `body` before its read.
+            // The ticket below publishes the shares and `body` to a worker that reads it. Each
+            // share publishes `body` too (releasing): a helper descheduled between reading an older
+            // ticket and taking a piece, while a multiple of `epochMask + 1` jobs ran, holds a
+            // ticket with this job's word, and only the share it takes from orders `body` first.
             for worker in 0..<workers {
                 let share = Share(tag: job.word, next: pieces * worker / workers, end: pieces * (worker + 1) / workers)
                 shares[worker].word.store(share.word, ordering: .releasing)
