@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[activation]`: the previous layer's output through `activation` (default linear), shape
@@ -25,4 +26,11 @@ extension ActivationLayer: LayerType {
         if run.output != run.input { run.output.update(from: run.input, count: run.outputCount) }
         activation.apply(run.output, count: run.outputCount, threads: run.threads)
     }
+
+    /// `make_activation_layer`'s line, `Activation Layer: %d inputs`, then the activation.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        String(format: "Activation Layer: %d inputs", layer.input.count) + " (\(activation.cfgName))"
+    }
+
+    func optionsSummary(_ layer: Layer) -> String { activation.cfgName }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[avgpool]`: global average pooling, input `C×H×W` → `C×1×1`, each output the float sum
@@ -32,5 +33,11 @@ extension Avgpool: LayerType {
 
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         forward(input: run.input, inputShape: run.planes(run.layer.input), output: run.output)
+    }
+
+    /// `make_avgpool_layer`'s line: `avg`, the input, and the output's channels.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        let (i, o) = (layer.input, layer.output)
+        return String(format: "avg                     %4d x%4d x%4d   ->  %4d", i.width, i.height, i.channels, o.channels)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[batchnorm]`: shape unchanged; each channel `c` becomes
@@ -63,5 +64,11 @@ extension Batchnorm: LayerType {
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         guard case .batchnorm(let weights) = run.weights else { preconditionFailure("batchnorm \(run.layer.index) has no weights") }
         forward(input: run.input, shape: run.stacked(run.layer.output), output: run.output, weights: weights)
+    }
+
+    /// `make_batchnorm_layer`'s line.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        let i = layer.input
+        return String(format: "Batch Normalization Layer: %d x %d x %d image", i.width, i.height, i.channels)
     }
 }

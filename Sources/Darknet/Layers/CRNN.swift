@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[crnn]` (AlexeyAB's convolutional RNN: yolov3-tiny_occlusion_track): three convolutions
@@ -167,4 +168,12 @@ extension CRNN: LayerType {
             }
         }
     }
+
+    /// AlexeyAB's `make_crnn_layer` line: input height × width × channels, output filters.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        let i = layer.input
+        return String(format: "CRNN Layer: %d x %d x %d image, %d filters", i.height, i.width, i.channels, outputFilters)
+    }
+
+    func optionsSummary(_ layer: Layer) -> String { "hidden \(hidden) \(size)x\(size) \(activation.cfgName)" }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[connected]`: the input flattened to `inputs = C·H·W` values → `output × 1 × 1`,
@@ -114,4 +115,11 @@ extension Connected: LayerType {
             forward(input: input, inputCount: run.layer.input.count, output: output, weights: weights, threads: run.threads)
         }
     }
+
+    /// `make_connected_layer`'s line: inputs and outputs.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        String(format: "connected                            %4d  ->  %4d", layer.input.count, outputs)
+    }
+
+    func optionsSummary(_ layer: Layer) -> String { "\(outputs) \(activation.cfgName)" }
 }

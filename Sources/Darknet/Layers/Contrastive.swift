@@ -29,4 +29,7 @@ extension Contrastive: LayerType {
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         run.output.update(repeating: 0, count: run.outputCount)
     }
+
+    /// The section's name alone: a training loss, with no shapes to show.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { "contrastive" }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[convolutional]`: input `C×H×W` → `filters × outH × outW`, with
@@ -238,5 +239,28 @@ extension Convolutional: LayerType {
         guard let convolution = run.convolution else { preconditionFailure("convolution \(run.layer.index) has no weights") }
         let io = ConvolutionIO(input: run.input, output: run.output, images: run.batch, residual: run.residual, pooled: run.pooled)
         convolution.route.run(io, workspace: run.workspace, context: run.context, timer: &timer)
+    }
+
+    /// `make_convolutional_layer`'s line: `conv  %5d %2d x%2d /%2d  `, the shapes, `%5.3f BFLOPs`;
+    /// AlexeyAB's `%2dx%2d/%2dx%2d` when stride_y differs from stride_x and `%2d x%2d/%2d(%1d)`
+    /// with a dilation; his table marks an XNOR layer `convX`.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        let kernel: String
+        if strideY != stride {
+            kernel = String(format: "conv  %5d %2dx%2d/%2dx%2d ", filters, size, size, stride, strideY)
+        } else if dilation > 1 {
+            kernel = String(format: "conv  %5d %2d x%2d/%2d(%1d)", filters, size, size, stride, dilation)
+        } else {
+            kernel = String(format: "conv  %5d %2d x%2d /%2d  ", filters, size, size, stride)
+        }
+        return (xnor ? "convX" + kernel.dropFirst(5) : kernel) + layer.tableShapes + String(format: "  %5.3f BFLOPs", layer.bflops)
+    }
+
+    /// `32 3x3/1 leaky`, `3x3/1x2` for stride_x × stride_y, then ` groups 2`, ` dilation 2`.
+    func optionsSummary(_ layer: Layer) -> String {
+        let grouped = groups > 1 ? " groups \(groups)" : ""
+        let strides = strideY == stride ? "\(stride)" : "\(stride)x\(strideY)"
+        let dilated = dilation > 1 ? " dilation \(dilation)" : ""
+        return "\(filters) \(size)x\(size)/\(strides) \(activation.cfgName)\(grouped)\(dilated)"
     }
 }

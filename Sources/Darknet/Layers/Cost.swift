@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[cost]`: training only. At inference its output is its input (darknet's `network_predict`
@@ -20,5 +21,10 @@ extension Cost: LayerType {
     /// The identity: the output block is the input's when the memory plan shares them.
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         if run.output != run.input { run.output.update(from: run.input, count: run.outputCount) }
+    }
+
+    /// `make_cost_layer`'s line: its inputs.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        String(format: "cost                                           %4d", layer.input.count)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[crop]` (pjreddie's crop_layer.c at inference, vgg-16.cfg and strided.cfg): input `C×H×W` →
@@ -69,4 +70,13 @@ extension Crop: LayerType {
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         forward(input: run.input, inputShape: run.planes(run.layer.input), output: run.output)
     }
+
+    /// `make_crop_layer`'s line: input height × width, output height × width × channels.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        let (i, o) = (layer.input, layer.output)
+        return String(format: "Crop Layer: %d x %d -> %d x %d x %d image", i.height, i.width, o.height, o.width, o.channels)
+    }
+
+    /// `8x8` (crop height × width), then ` noadjust`.
+    func optionsSummary(_ layer: Layer) -> String { "\(height)x\(width)" + (noAdjust ? " noadjust" : "") }
 }

@@ -65,4 +65,9 @@ extension DetectionLayer: LayerType {
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         run.eachImage { forward(input: $0, output: $1, count: run.layer.output.count) }
     }
+
+    /// `make_detection_layer`'s line: `Detection Layer`.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { "Detection Layer" }
+
+    func optionsSummary(_ layer: Layer) -> String { "classes \(head.classes)" }
 }

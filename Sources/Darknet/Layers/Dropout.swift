@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[dropout]`: the identity at inference (darknet's `forward_dropout_layer` returns at once
@@ -31,4 +32,11 @@ extension Dropout: LayerType {
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         if run.output != run.input { run.output.update(from: run.input, count: run.outputCount) }
     }
+
+    /// `make_dropout_layer`'s line: the probability, inputs and outputs.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        String(format: "dropout       p = %.2f               %4d  ->  %4d", probability, layer.input.count, layer.input.count)
+    }
+
+    func optionsSummary(_ layer: Layer) -> String { String(format: "p %.2f", probability) }
 }

@@ -75,4 +75,9 @@ extension GaussianYolo: LayerType {
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         forward(input: run.input, output: run.output, shape: run.stacked(run.layer.output), threads: run.threads)
     }
+
+    /// The section's name alone, as AlexeyAB spells it, like `[yolo]`'s row.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { "Gaussian_yolo" }
+
+    func optionsSummary(_ layer: Layer) -> String { "classes \(head.classes)" }
 }

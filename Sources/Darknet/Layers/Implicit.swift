@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[implicit]` (AlexeyAB's YOLOR implicit knowledge): a learned constant, output
@@ -67,4 +68,9 @@ extension Implicit: LayerType {
             }
         }
     }
+
+    /// AlexeyAB's `make_implicit_layer` line: filters × atoms.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { String(format: "implicit Layer: %d x %d", filters, atoms) }
+
+    func optionsSummary(_ layer: Layer) -> String { "\(filters)x\(atoms)" }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[local]` (pjreddie's local_layer.c, YOLOv1): a convolution whose weights differ at every
@@ -142,4 +143,13 @@ extension Local: LayerType {
                     columns: columns, threads: run.threads)
         }
     }
+
+    /// `make_local_layer`'s line: input, filters and output, each height × width × channels.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        let (i, o) = (layer.input, layer.output)
+        return String(format: "Local Layer: %d x %d x %d image, %d filters -> %d x %d x %d image",
+                      i.height, i.width, i.channels, filters, o.height, o.width, o.channels)
+    }
+
+    func optionsSummary(_ layer: Layer) -> String { "\(filters) \(size)x\(size)/\(stride) \(activation.cfgName)" }
 }

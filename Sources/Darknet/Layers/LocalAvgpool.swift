@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[local_avgpool]` (AlexeyAB; alias `[local_avg]`): `[maxpool]`'s window and output shape
@@ -58,4 +59,13 @@ extension LocalAvgpool: LayerType {
         forward(input: run.input, inputShape: run.planes(run.layer.input), output: run.output,
                 outputShape: run.planes(run.layer.output))
     }
+
+    /// `[maxpool]`'s row named `avg`: `avg          %d x %d / %d  ` and the shapes (AlexeyAB's
+    /// `make_maxpool_layer` builds both; pjreddie's table, whose layout the rows follow, has
+    /// no local average pool).
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        String(format: "avg          %d x %d / %d  ", pool.size, pool.size, pool.stride) + layer.tableShapes
+    }
+
+    func optionsSummary(_ layer: Layer) -> String { "\(pool.size)x\(pool.size)/\(pool.stride)" }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[maxpool]`: input `C×H×W` → `C × outH × outW` with darknet's padding semantics:
@@ -255,5 +256,17 @@ extension Maxpool: LayerType {
             forward(input: run.input, inputShape: run.planes(run.layer.input), output: run.output,
                     outputShape: run.planes(run.layer.output), threads: run.threads, scratch: run.workspace)
         }
+    }
+
+    /// `make_maxpool_layer`'s line: `max          %d x %d / %d  ` and the shapes (AlexeyAB's
+    /// `max-depth` for `maxpool_depth`).
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        let format = depthChannels == nil ? "max          %d x %d / %d  " : "max-depth    %d x %d / %d  "
+        return String(format: format, size, size, stride) + layer.tableShapes
+    }
+
+    func optionsSummary(_ layer: Layer) -> String {
+        if let depthChannels { return "depth -> \(depthChannels)" }
+        return "\(size)x\(size)/\(stride)"
     }
 }

@@ -132,4 +132,9 @@ extension Region: LayerType {
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         forward(input: run.input, output: run.output, shape: run.stacked(run.layer.output), threads: run.threads)
     }
+
+    /// `make_region_layer`'s line: `detection`.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { "detection" }
+
+    func optionsSummary(_ layer: Layer) -> String { "classes \(head.classes)" }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[reorg]` (YOLOv2's passthrough layer), pjreddie's reorg_layer.c at inference:
@@ -98,4 +99,12 @@ extension Reorg: LayerType {
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         run.eachImage { forward(input: $0, inputShape: run.layer.input, output: $1) }
     }
+
+    /// `make_reorg_layer`'s line: `reorg              /%2d  ` and the shapes.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        String(format: "reorg              /%2d  ", stride) + layer.tableShapes
+    }
+
+    /// `/2`, then ` reverse`.
+    func optionsSummary(_ layer: Layer) -> String { "/\(stride)" + (reverse ? " reverse" : "") }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[reorg3d]` (AlexeyAB): a true space-to-depth, input `C×H×W` → `(C·s²) × (H/s) × (W/s)` with
@@ -74,4 +75,12 @@ extension Reorg3d: LayerType {
         let space = reverse ? run.layer.output : run.layer.input
         run.eachImage { forward(input: $0, output: $1, spaceShape: space) }
     }
+
+    /// `[reorg]`'s line named `reorg3d`: `reorg3d            /%2d  ` and the shapes.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        String(format: "reorg3d            /%2d  ", stride) + layer.tableShapes
+    }
+
+    /// `/2`, then ` reverse`.
+    func optionsSummary(_ layer: Layer) -> String { "/\(stride)" + (reverse ? " reverse" : "") }
 }

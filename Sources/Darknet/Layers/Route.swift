@@ -86,4 +86,12 @@ extension Route: LayerType {
             offset += part
         }
     }
+
+    /// `make_route_layer`'s line: `route ` then ` %d` for each source.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { "route " + sources.map { " \($0)" }.joined() }
+
+    /// `layers 85 61`, then ` group 1/2` with AlexeyAB's `groups`.
+    func optionsSummary(_ layer: Layer) -> String {
+        "layers " + sources.map(String.init).joined(separator: " ") + (groups > 1 ? " group \(groupID)/\(groups)" : "")
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[sam]` (AlexeyAB, YOLOv4's spatial attention): `output = activation(previous · layers[from])`
@@ -62,4 +63,9 @@ extension Sam: LayerType {
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         forward(input: run.input, source: run.output(of: source), output: run.output, count: run.outputCount, threads: run.threads)
     }
+
+    /// The `[scale_channels]` line, `scale Layer: %d`, with the `from` layer.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { String(format: "scale Layer: %d", source) }
+
+    func optionsSummary(_ layer: Layer) -> String { "from \(source)" }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[scale_channels]` (AlexeyAB, squeeze-and-excitation): the output has the shape of
@@ -70,4 +71,10 @@ extension ScaleChannels: LayerType {
         forward(input: run.input, source: run.output(of: source), sourceShape: run.planes(run.layer.output), output: run.output,
                 batch: run.batch, threads: run.threads)
     }
+
+    /// AlexeyAB's `make_scale_channels_layer` line: `scale Layer: %d`, the `from` layer.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { String(format: "scale Layer: %d", source) }
+
+    /// `from 12`, then ` scale_wh`.
+    func optionsSummary(_ layer: Layer) -> String { "from \(source)" + (scaleWH ? " scale_wh" : "") }
 }

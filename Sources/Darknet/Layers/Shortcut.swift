@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[shortcut]`: `output = alpha · previous + beta · layers[from]`, then `activation`
@@ -214,5 +215,15 @@ extension Shortcut: LayerType {
             forward(input: run.input, shape: run.planes(run.layer.output), source: run.output(of: source),
                     sourceShape: run.planes(run.layers[source].output), output: run.output, threads: run.threads)
         }
+    }
+
+    /// `make_shortcut_layer`'s line: `res  %3d                ` (the first source) and the shapes.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        String(format: "res  %3d                ", source) + layer.tableShapes
+    }
+
+    /// `from 33`, `from 5,9` with AlexeyAB's several sources, then a non-linear activation.
+    func optionsSummary(_ layer: Layer) -> String {
+        "from \(sources.map(String.init).joined(separator: ","))" + (activation == .linear ? "" : " \(activation.cfgName)")
     }
 }

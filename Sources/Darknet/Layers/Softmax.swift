@@ -81,4 +81,11 @@ extension Softmax: LayerType {
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         run.eachImage { forward(input: $0, output: $1, count: run.layer.output.count) }
     }
+
+    /// `make_softmax_layer`'s line: its inputs.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        String(format: "softmax                                        %4d", layer.input.count)
+    }
+
+    func optionsSummary(_ layer: Layer) -> String { groups > 1 ? "groups \(groups)" : "" }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kernels
 
 /// `[upsample]`: nearest-neighbour, input `C×H×W` → `C × (H·stride) × (W·stride)`, each
@@ -91,4 +92,13 @@ extension Upsample: LayerType {
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         forward(input: run.input, inputShape: run.planes(run.layer.input), output: run.output)
     }
+
+    /// `make_upsample_layer`'s line: `upsample           %2dx  ` and the shapes (`downsample`
+    /// for a negative stride).
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        String(format: reverse ? "downsample         %2dx  " : "upsample           %2dx  ", stride) + layer.tableShapes
+    }
+
+    /// `2x`, or `/2` downsampling.
+    func optionsSummary(_ layer: Layer) -> String { reverse ? "/\(stride)" : "\(stride)x" }
 }

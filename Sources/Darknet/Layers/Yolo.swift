@@ -149,6 +149,11 @@ extension Yolo: LayerType {
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         forward(input: run.input, output: run.output, shape: run.stacked(run.layer.output), threads: run.threads)
     }
+
+    /// `make_yolo_layer`'s line: `yolo`.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { "yolo" }
+
+    func optionsSummary(_ layer: Layer) -> String { "classes \(head.classes)" }
 }
 
 /// The location to blame when a head's input has the wrong channel count: the `filters` key of

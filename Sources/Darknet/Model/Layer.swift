@@ -1,3 +1,5 @@
+import Foundation
+
 /// One layer of a network: what its cfg section says plus the shapes inference gave it.
 public struct Layer: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
@@ -55,6 +57,21 @@ public struct Layer: Sendable, Hashable {
 
     /// True for the heads whose outputs `Detector` decodes: `[yolo]`, `[Gaussian_yolo]`, `[region]`, `[detection]`.
     public var isDetectionHead: Bool { type(of: kind.type).isDetectionHead }
+
+    /// Its row in darknet's layer table after the index column (`LayerType.tableRow`), in the
+    /// layout of `dialect`'s darknet.
+    public func tableRow(dialect: CfgDialect) -> String { kind.type.tableRow(self, dialect: dialect) }
+
+    /// Its section's key options in a few words (`LayerType.optionsSummary`): `32 3x3/1 leaky`,
+    /// `2x2/2`, `layers 85 61`, `from 33`; empty when nothing sizes it.
+    public var optionsSummary: String { kind.type.optionsSummary(self) }
+
+    /// Input and output as darknet's table rows print them: `%4d x%4d x%4d   ->  %4d x%4d x%4d`
+    /// (width, height, channels).
+    var tableShapes: String {
+        String(format: "%4d x%4d x%4d   ->  %4d x%4d x%4d", input.width, input.height, input.channels,
+               output.width, output.height, output.channels)
+    }
 }
 
 extension Layer.Kind {

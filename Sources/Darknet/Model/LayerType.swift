@@ -2,8 +2,10 @@ import Kernels
 
 /// What every layer type answers. Each cfg section is one conforming type, in its own file in
 /// `Layers/` — its keys, how it parses and what shape it gives, what it reads from a weights
-/// file, the workspace it needs and its forward pass — and one line in `LayerRegistry.types`
-/// (with its case in `Layer.Kind`, which the compiler then asks for in `Layer.Kind.type`).
+/// file, the workspace it needs, its forward pass and how `summary` and `benchmark` describe
+/// it — and one line in `LayerRegistry.types` (with its case in `Layer.Kind`, which the
+/// compiler then asks for in `Layer.Kind.type`). The DocC article "Adding a layer" walks
+/// through one such file.
 protocol LayerType: Sendable, Hashable {
     /// The section's name and its aliases, the canonical name first (`convolutional`, `conv`).
     static var sectionNames: [String] { get }
@@ -41,6 +43,14 @@ protocol LayerType: Sendable, Hashable {
     func bflops(_ layer: Layer) -> Double
     /// Runs the layer on a batch; `timer` (profiling) gets a convolution's phases.
     func forward(_ run: LayerRun, timer: inout PhaseTimer?)
+    /// Its row in `summary`'s layer table after the index column: the line its darknet's
+    /// `make_*_layer` prints (`conv     32  3 x 3 / 1   416 x 416 x   3   ->   416 x 416 x  32  0.299 BFLOPs`).
+    /// `dialect` is the cfg's: the darknet whose table layout a row follows (every row is
+    /// pjreddie's layout, with AlexeyAB's marks where only his cfgs reach: `convX`, `max-depth`).
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String
+    /// The section's key options in a few words, for `benchmark`'s options column
+    /// (`32 3x3/1 leaky`, `2x2/2`, `layers 85 61`, `from 33`); empty when nothing sizes it.
+    func optionsSummary(_ layer: Layer) -> String
 }
 
 extension LayerType {
@@ -53,6 +63,13 @@ extension LayerType {
     func weights(_ layer: Layer, from arrays: consuming [[Float]], transposed: Bool) -> LayerWeights? { nil }
     func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int { 0 }
     func bflops(_ layer: Layer) -> Double { 0 }
+    /// The row of a layer darknet prints no line of its own for (AlexeyAB's `[empty]` prints
+    /// `empty` alone): the section name in 24 columns, then the shapes, aligned with darknet's
+    /// rows that show them.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        Self.name + String(repeating: " ", count: max(1, 24 - Self.name.count)) + layer.tableShapes
+    }
+    func optionsSummary(_ layer: Layer) -> String { "" }
 
     /// The canonical section name.
     static var name: String { sectionNames[0] }

@@ -18,43 +18,9 @@ struct BenchmarkRow {
     /// Achieved GFLOPS (exact FLOPs / median time); 0 for layers without FLOPs.
     var gflops: Double { median > 0 ? layer.bflops / median : 0 }
 
-    /// Key options of the cfg section: `32 3x3/1 leaky`, `2x2/2`, `2x`, `layers 85 61`, `from 33`.
-    var options: String {
-        switch layer.kind {
-        case .convolutional(let conv):
-            let groups = conv.groups > 1 ? " groups \(conv.groups)" : ""
-            let stride = conv.strideY == conv.stride ? "\(conv.stride)" : "\(conv.stride)x\(conv.strideY)"
-            let dilation = conv.dilation > 1 ? " dilation \(conv.dilation)" : ""
-            return "\(conv.filters) \(conv.size)x\(conv.size)/\(stride) \(conv.activation.cfgName)\(groups)\(dilation)"
-        case .maxpool(let pool):
-            if let outChannels = pool.depthChannels { return "depth -> \(outChannels)" }
-            return "\(pool.size)x\(pool.size)/\(pool.stride)"
-        case .upsample(let upsample): return upsample.reverse ? "/\(upsample.stride)" : "\(upsample.stride)x"
-        case .route(let route):
-            return "layers " + route.sources.map(String.init).joined(separator: " ")
-                + (route.groups > 1 ? " group \(route.groupID)/\(route.groups)" : "")
-        case .shortcut(let shortcut):
-            return "from \(shortcut.sources.map(String.init).joined(separator: ","))" + (shortcut.activation == .linear ? "" : " \(shortcut.activation.cfgName)")
-        case .yolo(let yolo): return "classes \(yolo.head.classes)"
-        case .connected(let connected): return "\(connected.outputs) \(connected.activation.cfgName)"
-        case .softmax(let softmax): return softmax.groups > 1 ? "groups \(softmax.groups)" : ""
-        case .dropout(let dropout): return String(format: "p %.2f", dropout.probability)
-        case .sam(let sam): return "from \(sam.source)"
-        case .scaleChannels(let scale): return "from \(scale.source)" + (scale.scaleWH ? " scale_wh" : "")
-        case .reorg(let reorg): return "/\(reorg.stride)" + (reorg.reverse ? " reverse" : "")
-        case .region(let region): return "classes \(region.head.classes)"
-        case .local(let local): return "\(local.filters) \(local.size)x\(local.size)/\(local.stride) \(local.activation.cfgName)"
-        case .crop(let crop): return "\(crop.height)x\(crop.width)" + (crop.noAdjust ? " noadjust" : "")
-        case .gaussianYolo(let gaussian): return "classes \(gaussian.head.classes)"
-        case .reorg3d(let reorg): return "/\(reorg.stride)" + (reorg.reverse ? " reverse" : "")
-        case .localAvgpool(let local): return "\(local.pool.size)x\(local.pool.size)/\(local.pool.stride)"
-        case .activation(let layer): return layer.activation.cfgName
-        case .implicit(let implicit): return "\(implicit.filters)x\(implicit.atoms)"
-        case .detection(let detection): return "classes \(detection.head.classes)"
-        case .crnn(let crnn): return "hidden \(crnn.hidden) \(crnn.size)x\(crnn.size) \(crnn.activation.cfgName)"
-        case .avgpool, .batchnorm, .cost, .contrastive, .empty: return ""
-        }
-    }
+    /// Key options of the cfg section (`Layer.optionsSummary`): `32 3x3/1 leaky`, `2x2/2`, `2x`,
+    /// `layers 85 61`, `from 33`.
+    var options: String { layer.optionsSummary }
 }
 
 /// What `darknet-swift benchmark` measured: rows in layer order plus end-to-end times.
