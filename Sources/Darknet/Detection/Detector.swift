@@ -65,15 +65,7 @@ public final class Detector: @unchecked Sendable {
     }
 
     /// Classes of the first detection head (what a names file must cover); 0 without one.
-    public var classCount: Int {
-        for layer in model.layers {
-            if case .yolo(let yolo) = layer.kind { return yolo.head.classes }
-            if case .gaussianYolo(let head) = layer.kind { return head.head.classes }
-            if case .region(let region) = layer.kind { return region.head.classes }
-            if case .detection(let detection) = layer.kind { return detection.head.classes }
-        }
-        return 0
-    }
+    public var classCount: Int { model.layers.lazy.compactMap(\.detectionHead).first?.classes ?? 0 }
 
     /// How images are fitted to the network, and why: `options.mapping` when given, else the
     /// cfg's choice (`ModelDescription.inputFitting`).
@@ -167,49 +159,22 @@ public final class Detector: @unchecked Sendable {
         return try body(network)
     }
 
-    /// Candidates of every head's output, in layer order (darknet's `fill_network_boxes`): a
-    /// `[yolo]`'s and a `[Gaussian_yolo]`'s cells row-major, then anchors; a `[region]`'s
-    /// anchors outermost, then cells (get_region_detections; with a class tree, the cfg's
-    /// darknet picks the class and the order, `RegionTreeDecoder`). Each head's boxes are mapped to
-    /// the image as its darknet does (`correct_yolo_boxes`; AlexeyAB's `[yolo]` scales w and
-    /// h by `1/ratio`, his `[Gaussian_yolo]` and pjreddie's by `netw/new_w`).
+    /// Candidates of every head's output, in layer order (darknet's `fill_network_boxes`), each
+    /// head's in its darknet's order (`DetectionHeadLayer.decode`), its boxes mapped to the
+    /// image as its darknet's `correct_*_boxes` does (`correctsByReciprocalRatio`). Outputs of
+    /// layers that are not heads (a classifier's last layer) give none.
     func decode(_ outputs: [Network.LayerOutput], imageWidth: Int, imageHeight: Int) throws -> [Candidate] {
-        let treeDecoding: TreeDecoding = switch model.dialect.dialect {
-        case .pjreddie: .pjreddie(hierarchyThreshold: options.hierarchyThreshold)
-        case .alexeyAB: .alexeyAB
-        }
+        let dialect = model.dialect.dialect
+        let decoding = HeadDecoding(networkWidth: model.net.width, networkHeight: model.net.height,
+                                    threshold: options.threshold, dialect: dialect,
+                                    hierarchyThreshold: options.hierarchyThreshold)
         var candidates: [Candidate] = []
-        let (netW, netH, threshold) = (model.net.width, model.net.height, options.threshold)
         for output in outputs {
-            var decoded: [Candidate] = []
-            // AlexeyAB's correct_yolo_boxes (for [yolo] and [region]) scales by 1/ratio.
-            var reciprocalRatio = model.dialect.dialect == .alexeyAB
-            let shape = output.shape
-            try output.values.withUnsafeBufferPointer { values in
-                if case .yolo(let yolo) = model.layers[output.layer].kind {
-                    decoded = try YOLODecoder.decode(values, gridWidth: shape.width, gridHeight: shape.height, head: yolo.head,
-                                                     networkWidth: netW, networkHeight: netH, threshold: threshold)
-                } else if case .gaussianYolo(let gaussian) = model.layers[output.layer].kind {
-                    reciprocalRatio = false
-                    decoded = try GaussianYOLODecoder.decode(values, gridWidth: shape.width, gridHeight: shape.height,
-                                                             head: gaussian.head, networkWidth: netW, networkHeight: netH,
-                                                             threshold: threshold)
-                } else if case .region(let region) = model.layers[output.layer].kind, let tree = region.head.tree {
-                    decoded = try RegionTreeDecoder.decode(values, gridWidth: shape.width, gridHeight: shape.height,
-                                                           head: region.head, tree: tree, decoding: treeDecoding,
-                                                           threshold: threshold)
-                } else if case .region(let region) = model.layers[output.layer].kind {
-                    let tensor = TensorDescriptor.nchw(channels: shape.channels, height: shape.height, width: shape.width)
-                    let options = DecodeOptions(keepsEveryRegionSlot: model.dialect.dialect == .pjreddie)
-                    decoded = try YOLODecoder.decode(values, tensor: tensor, head: .region(region.head), networkWidth: netW,
-                                                     networkHeight: netH, threshold: threshold, options: options)
-                } else if case .detection(let detection) = model.layers[output.layer].kind {
-                    decoded = try YOLOv1Decoder.decode(values, head: detection.head, threshold: threshold)
-                    reciprocalRatio = false
-                }
-            }
-            correctBoxes(&decoded, imageWidth: imageWidth, imageHeight: imageHeight, networkWidth: netW, networkHeight: netH,
-                         mapping: inputFitting.mapping, reciprocalRatio: reciprocalRatio)
+            guard let head = model.layers[output.layer].detectionHead else { continue }
+            var decoded = try output.values.withUnsafeBufferPointer { try head.decode($0, shape: output.shape, decoding) }
+            correctBoxes(&decoded, imageWidth: imageWidth, imageHeight: imageHeight, networkWidth: decoding.networkWidth,
+                         networkHeight: decoding.networkHeight, mapping: inputFitting.mapping,
+                         reciprocalRatio: head.correctsByReciprocalRatio(in: dialect))
             candidates += decoded
         }
         return candidates

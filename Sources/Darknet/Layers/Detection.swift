@@ -42,7 +42,6 @@ public struct DetectionLayer: Sendable, Hashable {
 }
 
 extension DetectionLayer: LayerType {
-    static let isDetectionHead = true
     static let sectionNames = ["detection"]
 
     static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {
@@ -62,6 +61,8 @@ extension DetectionLayer: LayerType {
         LayerRun.eachImageCount(layer, batch: batch)
     }
 
+    var detectionHead: (any DetectionHeadLayer)? { self }
+
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         run.eachImage { forward(input: $0, output: $1, count: run.layer.output.count) }
     }
@@ -70,4 +71,27 @@ extension DetectionLayer: LayerType {
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { "Detection Layer" }
 
     func optionsSummary(_ layer: Layer) -> String { "classes \(head.classes)" }
+}
+
+extension DetectionLayer: DetectionHeadLayer {
+    var classes: Int { head.classes }
+
+    func nms(at place: String) -> (kind: NMSKind, reason: String) {
+        (.default, "the last head is a [detection] (\(place)), which has no nms_kind")
+    }
+
+    /// pjreddie's `yolo test` resizes the image to the network (`resize_image`), whatever the dialect.
+    var inputFitting: InputFitting? {
+        InputFitting(mapping: .stretch, reason: "a YOLOv1 [detection] head: darknet yolo test resizes")
+    }
+
+    /// pjreddie's `get_detection_detections` corrects nothing: `yolo test` resizes, and a box
+    /// relative to a resized input is relative to the image. Under a letterbox the caller
+    /// chose, boxes are mapped back by `netw/new_w`, as pjreddie's `correct_*_boxes` do.
+    func correctsByReciprocalRatio(in dialect: CfgDialect) -> Bool { false }
+
+    /// `YOLOv1Decoder`: cells, then boxes (`get_detection_detections`).
+    func decode(_ values: UnsafeBufferPointer<Float>, shape: TensorShape, _ decoding: HeadDecoding) throws -> [Candidate] {
+        try YOLOv1Decoder.decode(values, head: head, threshold: decoding.threshold)
+    }
 }

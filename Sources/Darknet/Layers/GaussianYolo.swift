@@ -56,7 +56,6 @@ public struct GaussianYolo: Sendable, Hashable {
 
 extension GaussianYolo: LayerType {
     /// AlexeyAB spells it `[Gaussian_yolo]`; section names are read in any case.
-    static let isDetectionHead = true
     static let sectionNames = ["gaussian_yolo"]
 
     static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {
@@ -72,6 +71,8 @@ extension GaussianYolo: LayerType {
         return ParsedLayer(kind: .gaussianYolo(layer), input: context.input, output: context.input)
     }
 
+    var detectionHead: (any DetectionHeadLayer)? { self }
+
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         forward(input: run.input, output: run.output, shape: run.stacked(run.layer.output), threads: run.threads)
     }
@@ -80,4 +81,22 @@ extension GaussianYolo: LayerType {
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { "Gaussian_yolo" }
 
     func optionsSummary(_ layer: Layer) -> String { "classes \(head.classes)" }
+}
+
+extension GaussianYolo: DetectionHeadLayer {
+    var classes: Int { head.classes }
+
+    func nms(at place: String) -> (kind: NMSKind, reason: String) {
+        (nmsKind, "nms_kind of the last [Gaussian_yolo] (\(place))")
+    }
+
+    /// AlexeyAB's `correct_gaussian_yolo_boxes` scales w and h by `netw/new_w`, never by `1/ratio`.
+    func correctsByReciprocalRatio(in dialect: CfgDialect) -> Bool { false }
+
+    /// `GaussianYOLODecoder`: cells row-major, then anchors (`get_gaussian_yolo_detections`).
+    func decode(_ values: UnsafeBufferPointer<Float>, shape: TensorShape, _ decoding: HeadDecoding) throws -> [Candidate] {
+        try GaussianYOLODecoder.decode(values, gridWidth: shape.width, gridHeight: shape.height, head: head,
+                                       networkWidth: decoding.networkWidth, networkHeight: decoding.networkHeight,
+                                       threshold: decoding.threshold)
+    }
 }

@@ -112,7 +112,6 @@ public struct Region: Sendable, Hashable {
 }
 
 extension Region: LayerType {
-    static let isDetectionHead = true
     static let sectionNames = ["region"]
 
     static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {
@@ -129,6 +128,8 @@ extension Region: LayerType {
         return ParsedLayer(kind: .region(region), input: context.input, output: context.input)
     }
 
+    var detectionHead: (any DetectionHeadLayer)? { self }
+
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         forward(input: run.input, output: run.output, shape: run.stacked(run.layer.output), threads: run.threads)
     }
@@ -137,4 +138,34 @@ extension Region: LayerType {
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { "detection" }
 
     func optionsSummary(_ layer: Layer) -> String { "classes \(head.classes)" }
+}
+
+extension Region: DetectionHeadLayer {
+    var classes: Int { head.classes }
+
+    func nms(at place: String) -> (kind: NMSKind, reason: String) {
+        (.default, "the last head is a [region] (\(place)), which has no nms_kind")
+    }
+
+    var classTree: ClassTree? { head.tree }
+
+    /// AlexeyAB's `[region]` boxes go through his `correct_yolo_boxes` (`1/ratio`);
+    /// pjreddie's `correct_region_boxes` scales by `netw/new_w`.
+    func correctsByReciprocalRatio(in dialect: CfgDialect) -> Bool { dialect == .alexeyAB }
+
+    /// Anchors outermost, then cells (`get_region_detections`); pjreddie's darknet keeps every
+    /// slot, one below the threshold with objectness 0 (`DecodeOptions.keepsEveryRegionSlot`).
+    /// With a class tree, `RegionTreeDecoder` picks the class and the order as the dialect's
+    /// darknet does (`HeadDecoding.treeDecoding`).
+    func decode(_ values: UnsafeBufferPointer<Float>, shape: TensorShape, _ decoding: HeadDecoding) throws -> [Candidate] {
+        if let tree = head.tree {
+            return try RegionTreeDecoder.decode(values, gridWidth: shape.width, gridHeight: shape.height, head: head,
+                                                tree: tree, decoding: decoding.treeDecoding, threshold: decoding.threshold)
+        }
+        let tensor = TensorDescriptor.nchw(channels: shape.channels, height: shape.height, width: shape.width)
+        let options = DecodeOptions(keepsEveryRegionSlot: decoding.dialect == .pjreddie)
+        return try YOLODecoder.decode(values, tensor: tensor, head: .region(head), networkWidth: decoding.networkWidth,
+                                      networkHeight: decoding.networkHeight, threshold: decoding.threshold,
+                                      options: options)
+    }
 }

@@ -129,7 +129,6 @@ public struct Yolo: Sendable, Hashable {
 }
 
 extension Yolo: LayerType {
-    static let isDetectionHead = true
     static let sectionNames = ["yolo"]
 
     static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] {
@@ -146,6 +145,8 @@ extension Yolo: LayerType {
         return ParsedLayer(kind: .yolo(yolo), input: context.input, output: context.input)
     }
 
+    var detectionHead: (any DetectionHeadLayer)? { self }
+
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         forward(input: run.input, output: run.output, shape: run.stacked(run.layer.output), threads: run.threads)
     }
@@ -154,6 +155,22 @@ extension Yolo: LayerType {
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { "yolo" }
 
     func optionsSummary(_ layer: Layer) -> String { "classes \(head.classes)" }
+}
+
+extension Yolo: DetectionHeadLayer {
+    var classes: Int { head.classes }
+
+    func nms(at place: String) -> (kind: NMSKind, reason: String) { (nmsKind, "nms_kind of the last [yolo] (\(place))") }
+
+    /// AlexeyAB's `correct_yolo_boxes` scales w and h by `1/ratio`; pjreddie's by `netw/new_w`.
+    func correctsByReciprocalRatio(in dialect: CfgDialect) -> Bool { dialect == .alexeyAB }
+
+    /// `YOLODecoder`: cells row-major, then anchors (`get_yolo_detections`).
+    func decode(_ values: UnsafeBufferPointer<Float>, shape: TensorShape, _ decoding: HeadDecoding) throws -> [Candidate] {
+        try YOLODecoder.decode(values, gridWidth: shape.width, gridHeight: shape.height, head: head,
+                               networkWidth: decoding.networkWidth, networkHeight: decoding.networkHeight,
+                               threshold: decoding.threshold)
+    }
 }
 
 /// The location to blame when a head's input has the wrong channel count: the `filters` key of

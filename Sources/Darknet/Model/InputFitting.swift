@@ -19,13 +19,14 @@ public struct InputFitting: Sendable, Hashable, CustomStringConvertible {
     /// AlexeyAB's `detector test` reads it); without it, a pjreddie-dialect cfg letterboxes
     /// (pjreddie's `detect` always does) and an AlexeyAB-dialect cfg is resized to the network
     /// size (AlexeyAB's and hank-ai's `detector test` letterbox only when asked).
-    /// A YOLOv1 `[detection]` head (`yoloV1`) is resized: its darknet's `yolo test` does.
-    static func decide(letterBox: Bool?, at location: CfgLocation?, dialect: DialectDecision, yoloV1: Bool = false) -> InputFitting {
+    /// `head`: the fitting a head's own darknet uses (`DetectionHeadLayer.inputFitting`: a
+    /// YOLOv1 `[detection]` is resized, as `yolo test` does), which the dialect gives way to.
+    static func decide(letterBox: Bool?, at location: CfgLocation?, dialect: DialectDecision, head: InputFitting? = nil) -> InputFitting {
         if let letterBox {
             let place = location.map { " at line \($0.line)" } ?? ""
             return InputFitting(mapping: letterBox ? .letterbox : .stretch, reason: "[net] letter_box=\(letterBox ? 1 : 0)\(place)")
         }
-        if yoloV1 { return InputFitting(mapping: .stretch, reason: "a YOLOv1 [detection] head: darknet yolo test resizes") }
+        if let head { return head }
         switch dialect.dialect {
         case .pjreddie:
             return InputFitting(mapping: .letterbox, reason: "no letter_box in a pjreddie cfg: darknet detect letterboxes")
@@ -37,9 +38,10 @@ public struct InputFitting: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ModelDescription {
-    /// How `detector test` fits an image to this network (`InputFitting.decide`).
+    /// How `detector test` fits an image to this network (`InputFitting.decide`, given the
+    /// fitting of the first head that has its own).
     public var inputFitting: InputFitting {
-        let yoloV1 = layers.contains { if case .detection = $0.kind { true } else { false } }
-        return InputFitting.decide(letterBox: net.letterBox, at: net.letterBoxLocation, dialect: dialect, yoloV1: yoloV1)
+        let head = layers.lazy.compactMap { $0.detectionHead?.inputFitting }.first
+        return InputFitting.decide(letterBox: net.letterBox, at: net.letterBoxLocation, dialect: dialect, head: head)
     }
 }

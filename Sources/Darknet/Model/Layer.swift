@@ -1,4 +1,5 @@
 import Foundation
+import YOLO
 
 /// One layer of a network: what its cfg section says plus the shapes inference gave it.
 public struct Layer: Sendable, Hashable {
@@ -55,8 +56,15 @@ public struct Layer: Sendable, Hashable {
 
     public var bflops: Double { kind.type.bflops(self) }
 
+    /// The layer as a detection head (`LayerType.detectionHead`), nil for other layers.
+    var detectionHead: (any DetectionHeadLayer)? { kind.type.detectionHead }
+
     /// True for the heads whose outputs `Detector` decodes: `[yolo]`, `[Gaussian_yolo]`, `[region]`, `[detection]`.
-    public var isDetectionHead: Bool { type(of: kind.type).isDetectionHead }
+    public var isDetectionHead: Bool { detectionHead != nil }
+
+    /// The class tree a detection head scores by (`[region] tree=`, YOLO9000); nil for other
+    /// layers and for heads without one.
+    public var headClassTree: ClassTree? { detectionHead?.classTree }
 
     /// Its row in darknet's layer table after the index column (`LayerType.tableRow`), in the
     /// layout of `dialect`'s darknet.

@@ -15,8 +15,6 @@ protocol LayerType: Sendable, Hashable {
     static var honouredKeys: Set<String> { get }
     /// Keys that are a typed error unless darknet's default, each with a value that triggers it.
     static var rejectedKeys: [String: String] { get }
-    /// True for the detection heads (`Layer.isDetectionHead`).
-    static var isDetectionHead: Bool { get }
     /// Integer keys that size the layer, with their limit: range-checked before the section is
     /// parsed, so no shape arithmetic overflows.
     static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)]
@@ -26,6 +24,9 @@ protocol LayerType: Sendable, Hashable {
 
     /// Layers whose outputs this one reads besides the previous one (`[route]`, `[shortcut]`…).
     var references: [Int] { get }
+    /// The layer as a detection head whose output `Detector` decodes (itself, for `[yolo]`,
+    /// `[Gaussian_yolo]`, `[region]` and `[detection]`); nil for every other layer.
+    var detectionHead: (any DetectionHeadLayer)? { get }
     /// Floats of parameters the layer holds on `input` (`Int.max` when that count overflows),
     /// and the key that sizes them, or nil without parameters: checked against
     /// `ModelLimits.maximumLayerParameters` before anything is allocated.
@@ -55,9 +56,9 @@ protocol LayerType: Sendable, Hashable {
 
 extension LayerType {
     static var rejectedKeys: [String: String] { [:] }
-    static var isDetectionHead: Bool { false }
     static func limitedKeys(_ limits: ModelLimits) -> [(key: String, limit: Int)] { [] }
     var references: [Int] { [] }
+    var detectionHead: (any DetectionHeadLayer)? { nil }
     func parameterCount(input: TensorShape) -> (count: Int, key: String)? { nil }
     func weightsParts(_ layer: Layer, next: Layer?) -> [WeightsPart] { [] }
     func weights(_ layer: Layer, from arrays: consuming [[Float]], transposed: Bool) -> LayerWeights? { nil }

@@ -51,18 +51,12 @@ public enum NMSKind: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ModelDescription {
-    /// The NMS `detector test` runs after this network, and why: the `nms_kind` of the last
-    /// `[yolo]`, `[Gaussian_yolo]` or `[region]` layer (AlexeyAB's `test_detector` keeps the
-    /// last one it meets; `[region]` has none, so `default`).
+    /// The NMS `detector test` runs after this network, and why: the last detection head's
+    /// (`DetectionHeadLayer.nms`: AlexeyAB's `test_detector` keeps the `nms_kind` of the last
+    /// head it meets; `[region]` and `[detection]` have none, so `default`).
     public var nmsKind: (kind: NMSKind, reason: String) {
         for layer in layers.reversed() {
-            let place = "layer \(layer.index), line \(layer.location.line)"
-            if case .yolo(let yolo) = layer.kind { return (yolo.nmsKind, "nms_kind of the last [yolo] (\(place))") }
-            if case .gaussianYolo(let head) = layer.kind {
-                return (head.nmsKind, "nms_kind of the last [Gaussian_yolo] (\(place))")
-            }
-            if case .region = layer.kind { return (.default, "the last head is a [region] (\(place)), which has no nms_kind") }
-            if case .detection = layer.kind { return (.default, "the last head is a [detection] (\(place)), which has no nms_kind") }
+            if let head = layer.detectionHead { return head.nms(at: "layer \(layer.index), line \(layer.location.line)") }
         }
         return (.default, "no detection head")
     }

@@ -44,7 +44,7 @@ struct Summary: ParsableCommand {
         }
         for layer in model.layers {
             let pjreddie = model.dialect.dialect == .pjreddie
-            if case .region(let region) = layer.kind, let tree = region.head.tree {
+            if let tree = layer.headClassTree {
                 text += "tree      layer \(layer.index): \(tree.count) classes in \(tree.groupSizes.count) groups; "
                 text += pjreddie ? "the class where the tree's running product falls to --hier-thresh (pjreddie's detector test)\n"
                                  : "the last class whose path probability is above 0.5 (AlexeyAB's detector test)\n"
