@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 
 /// One image to process: its path, the path relative to the input folder it was found in

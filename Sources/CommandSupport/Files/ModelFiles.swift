@@ -5,15 +5,15 @@ import Foundation
 /// its caller: a missing file worded as every other (`PATH: no such file`), pipes and FIFOs
 /// read by streaming (`<(curl …)`), the two model files swapped, and a model of the wrong
 /// kind for the command (a detector given to `classify`, a classifier to `detect`).
-enum ModelFiles {
-    enum Error: Swift.Error, CustomStringConvertible {
+package enum ModelFiles {
+    package enum Error: Swift.Error, CustomStringConvertible {
         case swapped(cfg: String, weights: String)
         case weightsGivenAsCfg(String)
         case notADetector(String)
         case notAClassifier(String)
         case unsupportedChannels(String, Int)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .swapped(let cfg, let weights):
                 return "cfg and weights seem swapped: \(cfg) is a weights file and \(weights) a cfg"
@@ -28,7 +28,7 @@ enum ModelFiles {
     }
 
     /// The parsed cfg (`width`/`height` override `[net]`'s); `weights` only for the swapped check.
-    static func model(cfg: String, weights: String?, width: Int?, height: Int?) throws -> ModelDescription {
+    package static func model(cfg: String, weights: String?, width: Int?, height: Int?) throws -> ModelDescription {
         let path = RawPath(argument: cfg)
         let limit = ModelLimits().maximumCfgBytes
         /// A weights file given as the cfg (or cfg and weights swapped) is named as such.
@@ -54,7 +54,7 @@ enum ModelFiles {
     /// `model` with its parameters from `weights`, prepared under `options` for `batch` images:
     /// mapped when it is a regular file with a UTF-8 name (the engine's reader), else read whole
     /// (a pipe, a FIFO, a Latin-1 name).
-    static func prepared(_ weights: String, for model: ModelDescription, options: ExecutionOptions,
+    package static func prepared(_ weights: String, for model: ModelDescription, options: ExecutionOptions,
                          batch: Int = 1) throws -> PreparedModel {
         let path = RawPath(argument: weights)
         guard let info = path.status() else { throw FileBytes.failure(path, errno) }
@@ -69,7 +69,7 @@ enum ModelFiles {
     }
 
     /// A detector for `detect` and `stream`.
-    static func detector(cfg: String, weights: String, options: DetectorOptions, strict: Bool = false) throws -> Detector {
+    package static func detector(cfg: String, weights: String, options: DetectorOptions, strict: Bool = false) throws -> Detector {
         let model = try model(cfg: cfg, weights: weights, width: options.width, height: options.height)
         try report(model.warnings, strict: strict)
         if !isDetector(model) { throw Error.notADetector(RawPath(argument: cfg).display) }
@@ -78,7 +78,7 @@ enum ModelFiles {
     }
 
     /// The model for `classify` (a detector is refused before its weights are read).
-    static func classifierModel(cfg: String, weights: String, size: Int?, strict: Bool) throws -> ModelDescription {
+    package static func classifierModel(cfg: String, weights: String, size: Int?, strict: Bool) throws -> ModelDescription {
         let model = try model(cfg: cfg, weights: weights, width: size, height: size)
         try report(model.warnings, strict: strict)
         if isDetector(model) { throw Error.notAClassifier(RawPath(argument: cfg).display) }
@@ -94,7 +94,7 @@ enum ModelFiles {
         }
     }
 
-    static func isDetector(_ model: ModelDescription) -> Bool {
+    package static func isDetector(_ model: ModelDescription) -> Bool {
         model.layers.contains(where: \.isDetectionHead)
     }
 

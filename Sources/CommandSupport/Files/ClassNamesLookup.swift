@@ -5,7 +5,7 @@ import Foundation
 /// them) for 80-class models, else the class numbers. A names file whose line count is not the
 /// model's class count is a warning (the same rule in `detect`, `stream` and `classify`):
 /// extra names are never used, missing ones print as class numbers.
-func loadClassNames(_ names: String?, weights: String, cfg: String, classes: Int) throws -> [String] {
+package func loadClassNames(_ names: String?, weights: String, cfg: String, classes: Int) throws -> [String] {
     if let names { return try readClassNames(names, classes: classes) }
     let candidates = [weights, cfg].flatMap { file -> [String] in
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
@@ -21,7 +21,7 @@ func loadClassNames(_ names: String?, weights: String, cfg: String, classes: Int
 
 /// The names in `file` (a pipe or FIFO too), with the count warning: exactly `classes` names,
 /// padded with class numbers or cut.
-func readClassNames(_ file: String, classes: Int) throws -> [String] {
+package func readClassNames(_ file: String, classes: Int) throws -> [String] {
     let path = RawPath(argument: file)
     var names = try ClassNames.parse(Data(FileBytes.read(path, limit: ModelLimits().maximumNamesBytes)), file: path.display)
     if names.count != classes {
