@@ -1,10 +1,10 @@
 import Darknet
 
 /// A cfg warning with `--strict`: the unknown key refused (`CfgWarning` words it as a warning).
-package struct StrictCfgError: Error, CustomStringConvertible {
-    package var warning: CfgWarning
+struct StrictCfgError: Error, CustomStringConvertible {
+    var warning: CfgWarning
 
-    package var description: String {
+    var description: String {
         let message = warning.message.hasSuffix(" is ignored") ? String(warning.message.dropLast(11)) : warning.message
         return "\(warning.location): \(message) (--strict)"
     }

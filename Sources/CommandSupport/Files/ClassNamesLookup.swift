@@ -1,13 +1,13 @@
 import Darknet
 import Foundation
 
-/// `--names FILE`, else coco.names beside the weights or cfg (or in a `data/` folder next to
-/// them) for 80-class models, else the class numbers. A names file whose line count is not the
-/// model's class count is a warning (the same rule in `detect`, `stream` and `classify`):
-/// extra names are never used, missing ones print as class numbers.
-package func loadClassNames(_ names: String?, weights: String, cfg: String, classes: Int) throws -> [String] {
+/// `--names FILE`, else coco.names beside one of `files` (the weights, the cfg; or in a
+/// `data/` folder next to them) for 80-class models, else the class numbers. A names file
+/// whose line count is not the model's class count is a warning (the same rule in `detect`,
+/// `stream` and `classify`): extra names are never used, missing ones print as class numbers.
+func loadClassNames(_ names: String?, beside files: [String], classes: Int) throws -> [String] {
     if let names { return try readClassNames(names, classes: classes) }
-    let candidates = [weights, cfg].flatMap { file -> [String] in
+    let candidates = files.flatMap { file -> [String] in
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
         return [folder.appendingPathComponent("coco.names").path,
                 folder.appendingPathComponent("data/coco.names").path,
@@ -21,7 +21,7 @@ package func loadClassNames(_ names: String?, weights: String, cfg: String, clas
 
 /// The names in `file` (a pipe or FIFO too), with the count warning: exactly `classes` names,
 /// padded with class numbers or cut.
-package func readClassNames(_ file: String, classes: Int) throws -> [String] {
+func readClassNames(_ file: String, classes: Int) throws -> [String] {
     let path = RawPath(argument: file)
     var names = try ClassNames.parse(Data(FileBytes.read(path, limit: ModelLimits().maximumNamesBytes)), file: path.display)
     if names.count != classes {

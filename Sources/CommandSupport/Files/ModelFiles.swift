@@ -6,14 +6,14 @@ import Foundation
 /// read by streaming (`<(curl …)`), the two model files swapped, and a model of the wrong
 /// kind for the command (a detector given to `classify`, a classifier to `detect`).
 package enum ModelFiles {
-    package enum Error: Swift.Error, CustomStringConvertible {
+    enum Error: Swift.Error, CustomStringConvertible {
         case swapped(cfg: String, weights: String)
         case weightsGivenAsCfg(String)
         case notADetector(String)
         case notAClassifier(String)
         case unsupportedChannels(String, Int)
 
-        package var description: String {
+        var description: String {
             switch self {
             case .swapped(let cfg, let weights):
                 return "cfg and weights seem swapped: \(cfg) is a weights file and \(weights) a cfg"
@@ -54,7 +54,7 @@ package enum ModelFiles {
     /// `model` with its parameters from `weights`, prepared under `options` for `batch` images:
     /// mapped when it is a regular file with a UTF-8 name (the engine's reader), else read whole
     /// (a pipe, a FIFO, a Latin-1 name).
-    package static func prepared(_ weights: String, for model: ModelDescription, options: ExecutionOptions,
+    static func prepared(_ weights: String, for model: ModelDescription, options: ExecutionOptions,
                          batch: Int = 1) throws -> PreparedModel {
         let path = RawPath(argument: weights)
         guard let info = path.status() else { throw FileBytes.failure(path, errno) }
@@ -66,24 +66,6 @@ package enum ModelFiles {
         return try bytes.withUnsafeBytes {
             try PreparedModel(model: model, weightsBytes: $0, file: path.display, options: options, batch: batch)
         }
-    }
-
-    /// A detector for `detect` and `stream`.
-    package static func detector(cfg: String, weights: String, options: DetectorOptions, strict: Bool = false) throws -> Detector {
-        let model = try model(cfg: cfg, weights: weights, width: options.width, height: options.height)
-        try report(model.warnings, strict: strict)
-        if !isDetector(model) { throw Error.notADetector(RawPath(argument: cfg).display) }
-        try checkChannels(model, cfg: cfg)
-        return try Detector(prepared(weights, for: model, options: options.execution), options: options)
-    }
-
-    /// The model for `classify` (a detector is refused before its weights are read).
-    package static func classifierModel(cfg: String, weights: String, size: Int?, strict: Bool) throws -> ModelDescription {
-        let model = try model(cfg: cfg, weights: weights, width: size, height: size)
-        try report(model.warnings, strict: strict)
-        if isDetector(model) { throw Error.notAClassifier(RawPath(argument: cfg).display) }
-        try checkChannels(model, cfg: cfg)
-        return model
     }
 
     /// Images become network inputs of 1...4 channels (stb_image's `req_comp`; see
