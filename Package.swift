@@ -43,9 +43,10 @@ let package = Package(
         .target(name: "Kernels", dependencies: ["COpenBLAS"]),
         .target(name: "Darknet", dependencies: ["YOLO", "Imaging", "Kernels"]),
         .target(name: "Imaging", dependencies: ["CJPEG", "CPNG"]),
-        // What the command-line executables share: the model options (`--size`, `--strict`,
-        // `--threads`, `--conv-algorithm`), model loading with its file checks, raw paths and
-        // file reading. A plain target, never part of a product.
+        // What the command-line executables share: the model files and options (`--size`,
+        // `--strict`, `--threads`, `--conv-algorithm`, `--batch`), each declared once; model
+        // loading with its file checks; raw paths and file reading. A plain target, never part
+        // of a product.
         .target(
             name: "CommandSupport",
             dependencies: [

@@ -113,7 +113,7 @@ package struct RawPath: Hashable, Sendable, CustomStringConvertible {
 
 /// `bytes` as a String when they are valid UTF-8 (decoding repairs invalid bytes, so the
 /// round trip differs exactly when they are not), else nil.
-package func validUTF8(_ bytes: some Collection<UInt8>) -> String? {
+func validUTF8(_ bytes: some Collection<UInt8>) -> String? {
     let text = String(decoding: bytes, as: UTF8.self)
     return text.utf8.elementsEqual(bytes) ? text : nil
 }
@@ -125,7 +125,7 @@ extension String {
 /// The command line's arguments as bytes. Swift decodes `argv` as UTF-8 and replaces bytes
 /// that are not (`caf\xE9.jpg` becomes `caf\u{FFFD}.jpg`), so a path given that way could not be
 /// opened; this maps each such argument back to its bytes.
-package enum RawArguments {
+enum RawArguments {
     private static let replaced: [String: [UInt8]] = {
         var table: [String: [UInt8]] = [:]
         for index in 0..<Int(CommandLine.argc) {
@@ -138,5 +138,5 @@ package enum RawArguments {
         return table
     }()
 
-    package static func bytes(of argument: String) -> [UInt8] { replaced[argument] ?? Array(argument.utf8) }
+    static func bytes(of argument: String) -> [UInt8] { replaced[argument] ?? Array(argument.utf8) }
 }
