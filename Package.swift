@@ -43,10 +43,21 @@ let package = Package(
         .target(name: "Kernels", dependencies: ["COpenBLAS"]),
         .target(name: "Darknet", dependencies: ["YOLO", "Imaging", "Kernels"]),
         .target(name: "Imaging", dependencies: ["CJPEG", "CPNG"]),
+        // What the command-line executables share: the model files and options (`--size`,
+        // `--strict`, `--threads`, `--conv-algorithm`, `--batch`), each declared once; model
+        // loading with its file checks; raw paths and file reading. A plain target, never part
+        // of a product.
+        .target(
+            name: "CommandSupport",
+            dependencies: [
+                "Darknet", "YOLO", "Imaging",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(
             name: "darknet-swift",
             dependencies: [
-                "Darknet", "YOLO", "Imaging",
+                "CommandSupport", "Darknet", "YOLO", "Imaging",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -2,8 +2,8 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The options `detect` and `stream` share (`BoxSelectionOptions`), through the real binary: each
-/// command checks them the same way, and `--nms`/`--classes` act on both.
+/// The options `detect` and `stream` share (`DetectionOptions`, `BoxSelectionOptions`), through
+/// the real binary: each command checks them the same way, and `--nms`/`--classes` act on both.
 final class BoxSelectionOptionsTests: XCTestCase {
     func tinyArguments() throws -> [String] {
         [try TestData.path("cfg/yolov3-tiny.cfg"), try TestData.path("yolov3-tiny.weights")]
@@ -15,7 +15,8 @@ final class BoxSelectionOptionsTests: XCTestCase {
                         ["stream", "/nonexistent.cfg", "/nonexistent.weights"]]
         let cases = [(["--thresh", "1.5"], "--thresh must be in 0...1, got 1.5"),
                      (["--hier-thresh=-0.25"], "--hier-thresh must be in 0...1, got -0.25"),
-                     (["--nms", "2"], "--nms must be in 0...1, got 2.0")]
+                     (["--nms", "2"], "--nms must be in 0...1, got 2.0"),
+                     (["--max-detections=-1"], "--max-detections must be ≥ 0")]
         for command in commands {
             for (option, message) in cases {
                 let result = try CLI.run(command + option)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Darknet
 import Foundation
 
@@ -29,8 +30,7 @@ struct Benchmark: ParsableCommand {
     @Argument(help: "Darknet .weights file (default: synthetic weights).")
     var weights: String?
 
-    @Option(help: "Network input width and height (overrides the cfg's [net]).")
-    var size: Int?
+    @OptionGroup var size: SizeOption<DetectorSize>
 
     @Option(help: "Measured runs (default: enough for 2 s, at least 3).")
     var runs: Int?
@@ -38,14 +38,9 @@ struct Benchmark: ParsableCommand {
     @Option(help: "Unmeasured runs first.")
     var warmup: Int = 1
 
-    @Option(help: ThreadLimit.help)
-    var threads: Int?
+    @OptionGroup var engine: EngineOptions
 
-    @Option(help: "Convolution methods: auto (Winograd where it pays, within twice the weights), im2col (darknet's), winograd (weights transformed at load) or winograd-streamed (transformed in each pass).")
-    var convAlgorithm: ConvolutionAlgorithm = .auto
-
-    @Option(help: "Images per forward pass; above 1, batch-1 passes are timed alongside for images/s.")
-    var batch = 1
+    @OptionGroup var batch: BatchOption<BatchHelp>
 
     @Option(help: "Output format: table, json or csv.")
     var format: Format = .table
@@ -65,18 +60,12 @@ struct Benchmark: ParsableCommand {
     @Option(help: "Seed of the synthetic weights (default: 1; only without a weights file).")
     var seed: UInt64?
 
-    @Flag(help: "Treat cfg warnings (unknown keys, ignored text, repeated keys) as errors.")
-    var strict = false
+    @OptionGroup var strict: StrictOption
 
     func validate() throws {
-        if let size, size < 32 || size > 16384 || size % 32 != 0 {
-            throw ValidationError("--size must be a multiple of 32 in 32...16384, got \(size)")
-        }
         if let runs, runs < 1 || runs > 1_000_000 { throw ValidationError("--runs must be ≥ 1, got \(runs)") }
         if warmup < 0 || warmup > 1_000_000 { throw ValidationError("--warmup must be ≥ 0, got \(warmup)") }
-        if let threads, threads < 1 { throw ValidationError("--threads must be ≥ 1, got \(threads)") }
         if seed != nil && weights != nil { throw ValidationError("--seed is for synthetic weights; a weights file was given") }
-        guard (1...64).contains(batch) else { throw ValidationError("--batch must be in 1...64, got \(batch)") }
         if force && plot == nil { throw ValidationError("--force only applies to --plot") }
     }
 
@@ -94,16 +83,19 @@ struct Benchmark: ParsableCommand {
 
     private func benchmark() throws {
         if let plot { try BenchmarkPlot.check(plot, force: force) }
-        let options = ExecutionOptions(threads: threads.map(ThreadLimit.capped), convolutionAlgorithm: convAlgorithm)
-        let model = try ModelFiles.model(cfg: cfg, weights: weights, width: size, height: size)
-        try report(model.warnings, strict: strict)
+        let batch = batch.batch
+        let loader = ModelLoader(cfg: cfg, weights: weights,
+                                 options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
+                                                       convolutionAlgorithm: engine.convolutionAlgorithm))
+        let options = loader.execution
+        let model = try loader.model()
         // Read as `detect` reads: each convolution prepared for its method as it is read.
         let prepared: PreparedModel
         let weightsSource: String
         let loadSeconds: Double
         if let weights {
             let start = DispatchTime.now().uptimeNanoseconds
-            prepared = try ModelFiles.prepared(weights, for: model, options: options, batch: batch)
+            prepared = try loader.prepared(model, batch: batch)
             loadSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             weightsSource = weights
         } else {
@@ -135,5 +127,12 @@ struct Benchmark: ParsableCommand {
         case .csv: try StandardOutput.write(BenchmarkCSV.render(result, rows: rows))
         }
         if let plot { try BenchmarkPlot.write(BenchmarkPlot.render(result), to: plot, force: force) }
+    }
+}
+
+extension Benchmark {
+    /// Above 1, `benchmark` also times batch-1 passes, for images per second.
+    enum BatchHelp: OptionHelp {
+        static let help = "Images per forward pass; above 1, batch-1 passes are timed alongside for images/s."
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Darknet
 import Foundation
 import Imaging
@@ -22,11 +23,7 @@ struct Classify: ParsableCommand {
         case text, json, jsonl, csv
     }
 
-    @Argument(help: "Darknet .cfg file.")
-    var cfg: String
-
-    @Argument(help: "Darknet .weights file.")
-    var weights: String
+    @OptionGroup var files: ModelArguments
 
     @OptionGroup var inputs: ImageInputOptions
 
@@ -36,8 +33,9 @@ struct Classify: ParsableCommand {
     @Option(help: "How many classes to print.")
     var top: Int = 5
 
-    @Option(help: "Network input width and height (overrides the cfg's [net]).")
-    var size: Int?
+    @OptionGroup var size: SizeOption<ClassifierSize>
+
+    @OptionGroup var threads: ThreadsOption
 
     @Option(help: "Output format: text, jsonl (json) or csv.")
     var format: Format = .text
@@ -45,20 +43,18 @@ struct Classify: ParsableCommand {
     @Flag(help: "No summary on stderr.")
     var quiet = false
 
-    @Flag(help: "Treat cfg warnings (unknown keys, ignored text, repeated keys) as errors.")
-    var strict = false
+    @OptionGroup var strict: StrictOption
 
     func validate() throws {
         guard top >= 1 else { throw ValidationError("--top must be ≥ 1, got \(top)") }
-        if let size, size < 1 || size > 16384 { throw ValidationError("--size must be in 1...16384, got \(size)") }
     }
 
     func run() throws {
         do {
-            let model = try ModelFiles.classifierModel(cfg: cfg, weights: weights, size: size, strict: strict)
-            let outputs = model.layers.last?.output.count ?? 0
-            let names = try labels.map { try readClassNames($0, classes: outputs) }
-            let classifier = try Classifier(ModelFiles.prepared(weights, for: model, options: ExecutionOptions()), labels: names)
+            let loader = ModelLoader(cfg: files.cfg, weights: files.weights,
+                                     options: ModelOptions(size: size.size, strict: strict.strict, threads: threads.threads))
+            let classifier = try loader.classifier(labels: labels)
+            let channels = classifier.model.net.channels
             let source = try inputs.source()
             var done = 0, failed = 0, problems = 0
             if format == .csv { try StandardOutput.write(Self.csvHeader) }
@@ -71,7 +67,7 @@ struct Classify: ParsableCommand {
                 do {
                     // Decoded with [net] channels, as AlexeyAB's darknet loads it (a JPEG's Y plane for 1).
                     let image = try Image(decoding: FileBytes.imageBytes(input.path), name: input.display,
-                                          channels: model.net.channels)
+                                          channels: channels)
                     let scores = try classifier.classify(image, top: top)
                     try StandardOutput.write(render(path: input.display, image: image, scores: scores))
                     done += 1

@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 
 /// Where annotated images go (`--output`, `--output-dir`), and the rules that keep them from

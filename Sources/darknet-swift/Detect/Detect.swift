@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Darknet
 import Foundation
 import Imaging
@@ -38,36 +39,17 @@ struct Detect: ParsableCommand {
         """
     )
 
-    @Argument(help: "Darknet .cfg file.")
-    var cfg: String
-
-    @Argument(help: "Darknet .weights file.")
-    var weights: String
+    @OptionGroup var files: ModelArguments
 
     @OptionGroup var inputs: ImageInputOptions
 
-    @Option(help: "Class names, one per line (default: coco.names beside the weights or cfg, else class numbers).")
-    var names: String?
+    @OptionGroup var detection: DetectionOptions<Words>
 
-    @OptionGroup var boxes: BoxSelectionOptions
+    @OptionGroup var size: SizeOption<DetectorSize>
 
-    @Option(help: "Keep at most this many detections per image (highest confidence first).")
-    var maxDetections: Int?
+    @OptionGroup var engine: EngineOptions
 
-    @Flag(help: "Letterbox the image into the network input or stretch it (default: as the cfg says: [net] letter_box, else letterbox for pjreddie-style cfgs and stretch for AlexeyAB-style ones, as their darknets do).")
-    var mapping: MappingFlag?
-
-    @Option(help: "Network input width and height (overrides the cfg's [net]).")
-    var size: Int?
-
-    @Option(help: ThreadLimit.help)
-    var threads: Int?
-
-    @Option(help: "Convolution methods: auto (Winograd where it pays, within twice the weights), im2col (darknet's), winograd (weights transformed at load) or winograd-streamed (transformed in each pass).")
-    var convAlgorithm: ConvolutionAlgorithm = .auto
-
-    @Option(help: "Images per forward pass (the last batch may be smaller; same detections as 1).")
-    var batch = 1
+    @OptionGroup var batch: BatchOption<BatchHelp>
 
     @Option(help: "Output format: text, jsonl (json), coco or csv.")
     var format: OutputFormat = .text
@@ -106,16 +88,9 @@ struct Detect: ParsableCommand {
                               discussion: "Overlapping holds up to four more photos in memory; with --conv-algorithm auto, a model whose Winograd choice is bound by memory (yolov3) always runs them one after another."))
     var noPipeline = false
 
-    @Flag(help: "Treat cfg warnings (unknown keys, ignored text, repeated keys) as errors.")
-    var strict = false
+    @OptionGroup var strict: StrictOption
 
     func validate() throws {
-        if let size, size < 32 || size > 16384 || size % 32 != 0 {
-            throw ValidationError("--size must be a multiple of 32 in 32...16384, got \(size)")
-        }
-        if let threads, threads < 1 { throw ValidationError("--threads must be ≥ 1, got \(threads)") }
-        guard (1...64).contains(batch) else { throw ValidationError("--batch must be in 1...64, got \(batch)") }
-        if let maxDetections, maxDetections < 0 { throw ValidationError("--max-detections must be ≥ 0") }
         if let shard, Shard(shard) == nil { throw ValidationError("--shard must be K/N with 1 ≤ K ≤ N, got \(shard)") }
         if output != nil && outputDir != nil { throw ValidationError("give --output or --output-dir, not both") }
         if skipExisting && output == nil && outputDir == nil { throw ValidationError("--skip-existing needs --output-dir or --output") }
@@ -125,12 +100,12 @@ struct Detect: ParsableCommand {
 
     func run() throws {
         do {
-            let options = boxes.detectorOptions(size: size, mapping: mapping?.value,
-                                                execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped),
-                                                                            convolutionAlgorithm: convAlgorithm))
-            let detector = try ModelFiles.detector(cfg: cfg, weights: weights, options: options, strict: strict)
-            let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
-            let filter = try boxes.filter(names: classNames, maxDetections: maxDetections)
+            let loader = ModelLoader(cfg: files.cfg, weights: files.weights,
+                                     options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
+                                                           convolutionAlgorithm: engine.convolutionAlgorithm))
+            let detector = try loader.detector(detection.detectorOptions)
+            let classNames = try loader.classNames(detection.names, classes: detector.classCount)
+            let filter = try detection.filter(names: classNames)
             let writer = ResultWriter(format: format, names: classNames, classCount: detector.classCount,
                                       imageIds: try COCOImageIds(file: imageIds), choices: JSONReport.choices(detector))
             let source = try inputs.source()
@@ -162,11 +137,11 @@ struct Detect: ParsableCommand {
             let cropFolder = try crops.map {
                 try OutputFolder($0, inputs: known ?? [], folders: folders, refusesInputFolder: true, force: force)
             }
-            let run = DetectRun(detector: detector, filter: filter, writer: writer, names: classNames, batch: batch,
+            let run = DetectRun(detector: detector, filter: filter, writer: writer, names: classNames, batch: batch.batch,
                                 progress: Progress(total: known?.count, quiet: quiet), targets: targets, skipExisting: skipExisting,
                                 labels: labels, crops: cropFolder, tiling: tiles.flatMap(TilesOption.init))
             // Photos in flight would push a memory-bound model past twice its parameters.
-            let pipelined = !noPipeline && !(convAlgorithm == .auto && detector.model.autoIsMemoryBound(batch: batch))
+            let pipelined = !noPipeline && !(engine.convolutionAlgorithm == .auto && detector.model.autoIsMemoryBound(batch: batch.batch))
             run.run(known != nil ? AnyIterator(events.makeIterator()) : AnyIterator(source), pipelined: pipelined)
             if let error = run.outputError { throw error }
             let count = run.succeeded + run.failed + run.skipped
@@ -182,13 +157,20 @@ struct Detect: ParsableCommand {
     }
 }
 
-/// `--letterbox` / `--stretch`.
-enum MappingFlag: String, EnumerableFlag {
-    case letterbox, stretch
+extension Detect {
+    /// `detect` detects in images; its help explains the input mapping's default.
+    enum Words: DetectionWords {
+        static let input = "image"
+        static let namesDefault = "coco.names beside the weights or cfg, else class numbers"
+        static let mappingDefault = "as the cfg says: [net] letter_box, else letterbox for pjreddie-style cfgs and stretch for "
+            + "AlexeyAB-style ones, as their darknets do"
+    }
 
-    var value: InputMapping { self == .letterbox ? .letterbox : .stretch }
+    /// A batch is up to `--batch` inputs; the last may be smaller.
+    enum BatchHelp: OptionHelp {
+        static let help = "Images per forward pass (the last batch may be smaller; same detections as 1)."
+    }
 }
 
-extension ConvolutionAlgorithm: ExpressibleByArgument {}
 extension DetectorOptions.NMSMode: ExpressibleByArgument {}
 extension OutputFormat: ExpressibleByArgument {}

@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 
 /// One image to process: its path, the path relative to the input folder it was found in
@@ -223,17 +224,3 @@ struct Shard: Equatable, CustomStringConvertible {
         return images.filter { mine.contains($0.path) }
     }
 }
-
-/// Errors of the CLI's own (not the engine's), one line each.
-enum CLIError: Error, CustomStringConvertible {
-    case unreadable(String, String)
-    case usage(String)
-
-    var description: String {
-        switch self {
-        case .unreadable(let path, let reason): return "\(path): \(reason)"
-        case .usage(let message): return message
-        }
-    }
-}
-

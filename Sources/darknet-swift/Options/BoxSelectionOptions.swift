@@ -3,7 +3,7 @@ import Darknet
 import YOLO
 
 /// The options `detect` and `stream` share for which boxes they keep: the thresholds, NMS and
-/// the classes. Each command declares it where these options stand in its `--help`.
+/// the classes; part of `DetectionOptions`.
 struct BoxSelectionOptions: ParsableArguments {
     @Option(help: "Probability a detection must exceed.")
     var thresh: Float = 0.5
@@ -27,11 +27,11 @@ struct BoxSelectionOptions: ParsableArguments {
         guard nms >= 0, nms <= 1 else { throw ValidationError("--nms must be in 0...1, got \(nms)") }
     }
 
-    /// The detector's options: these thresholds (`--nms 0` turns NMS off) with the network's
-    /// input `size`, `mapping` and `execution`.
-    func detectorOptions(size: Int?, mapping: InputMapping?, execution: ExecutionOptions) -> DetectorOptions {
-        DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nms == 0 ? .none : nmsMode, width: size, height: size,
-                        mapping: mapping, execution: execution, hierarchyThreshold: hierThresh)
+    /// The detector's options: these thresholds (`--nms 0` turns NMS off) and `mapping`
+    /// (`ModelLoader.detector` adds the input size and execution).
+    func detectorOptions(mapping: InputMapping?) -> DetectorOptions {
+        DetectorOptions(threshold: thresh, nmsThreshold: nms, nmsMode: nms == 0 ? .none : nmsMode, mapping: mapping,
+                        hierarchyThreshold: hierThresh)
     }
 
     /// `--classes` (looked up in `names`) and at most `maxDetections` boxes an image.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 
 /// The inputs `detect` and `classify` take: images and folders on the command line, a `--list`
 /// file, and whether folders are read with their sub-folders (`InputSource`).

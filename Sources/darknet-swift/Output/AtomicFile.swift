@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 
 /// Writes files the way readers never see half of them: into `.NAME.tmp-PID-N` beside the

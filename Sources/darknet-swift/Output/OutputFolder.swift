@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 
 /// A folder that receives files named after each input image (`--save-labels`, `--crops`),

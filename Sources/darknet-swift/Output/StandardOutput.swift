@@ -38,18 +38,3 @@ enum StandardOutput {
     /// True when stdout is a terminal (a result line must then not land after the progress bar).
     static let isTerminal = isatty(STDOUT_FILENO) == 1
 }
-
-/// Writes `text` to stderr with write(2); failures are ignored, as there is nowhere left to
-/// report them (and `FileHandle.write` would trap on a full stderr).
-func writeToStandardError(_ text: String) {
-    var text = text
-    text.withUTF8 { bytes in
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(STDERR_FILENO, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 && errno == EINTR { continue }
-            if written <= 0 { return }
-            offset += written
-        }
-    }
-}

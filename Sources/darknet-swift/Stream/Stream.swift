@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Darknet
 import Foundation
 import Imaging
@@ -26,11 +27,7 @@ struct Stream: ParsableCommand {
         """
     )
 
-    @Argument(help: "Darknet .cfg file.")
-    var cfg: String
-
-    @Argument(help: "Darknet .weights file.")
-    var weights: String
+    @OptionGroup var files: ModelArguments
 
     @Option(help: "Frames are raw RGB24 of this size (e.g. 640x480) instead of MJPEG.")
     var raw: String?
@@ -59,22 +56,11 @@ struct Stream: ParsableCommand {
     @Flag(help: "Overwrite an existing --jsonl file and frame files in --annotate-to.")
     var force = false
 
-    @Option(help: "Class names, one per line (default: coco.names beside the weights or cfg).")
-    var names: String?
+    @OptionGroup var detection: DetectionOptions<Words>
 
-    @OptionGroup var boxes: BoxSelectionOptions
+    @OptionGroup var size: SizeOption<DetectorSize>
 
-    @Option(help: "Keep at most this many detections per frame (highest confidence first).")
-    var maxDetections: Int?
-
-    @Flag(help: "Letterbox the frame into the network input or stretch it (default: as the cfg says, as detect).")
-    var mapping: MappingFlag?
-
-    @Option(help: "Network input width and height (overrides the cfg's [net]).")
-    var size: Int?
-
-    @Option(help: ThreadLimit.help)
-    var threads: Int?
+    @OptionGroup var threads: ThreadsOption
 
     @Flag(help: "No summary on stderr.")
     var quiet = false
@@ -83,11 +69,6 @@ struct Stream: ParsableCommand {
         if let raw, Self.rawSize(raw) == nil { throw ValidationError("--raw must be WxH (e.g. 640x480), got \(raw)") }
         if let smooth, smooth < 1 { throw ValidationError("--smooth must be ≥ 1") }
         if maxFrameBytes < 1024 { throw ValidationError("--max-frame-bytes must be ≥ 1024") }
-        if let size, size < 32 || size > 16384 || size % 32 != 0 {
-            throw ValidationError("--size must be a multiple of 32 in 32...16384, got \(size)")
-        }
-        if let threads, threads < 1 { throw ValidationError("--threads must be ≥ 1, got \(threads)") }
-        if let maxDetections, maxDetections < 0 { throw ValidationError("--max-detections must be ≥ 0") }
     }
 
     static func rawSize(_ text: String) -> (width: Int, height: Int)? {
@@ -106,11 +87,11 @@ struct Stream: ParsableCommand {
             let rawFrame = raw.flatMap(Self.rawSize)
             if let rawFrame { try FrameReader.checkRawSize(descriptor: 0, width: rawFrame.width, height: rawFrame.height) }
             let targets = try openTargets()
-            let options = boxes.detectorOptions(size: size, mapping: mapping?.value,
-                                                execution: ExecutionOptions(threads: threads.map(ThreadLimit.capped)))
-            let detector = try ModelFiles.detector(cfg: cfg, weights: weights, options: options)
-            let classNames = try loadClassNames(names, weights: weights, cfg: cfg, classes: detector.classCount)
-            let filter = try boxes.filter(names: classNames, maxDetections: maxDetections)
+            let loader = ModelLoader(cfg: files.cfg, weights: files.weights,
+                                     options: ModelOptions(size: size.size, threads: threads.threads))
+            let detector = try loader.detector(detection.detectorOptions)
+            let classNames = try loader.classNames(detection.names, classes: detector.classCount)
+            let filter = try detection.filter(names: classNames)
             let kind: FrameReader.Kind = rawFrame.map { .raw(width: $0.width, height: $0.height) } ?? .mjpeg
             session = StreamSession(detector: detector, filter: filter, names: classNames, smoother: smooth.map { BoxSmoother(window: $0) },
                                     tracker: track ? ObjectTracker() : nil, targets: targets,
@@ -161,5 +142,14 @@ struct Stream: ParsableCommand {
     static func isFrameFile(_ name: String) -> Bool {
         let utf8 = Array(name.utf8)
         return utf8.count == 16 && name.hasPrefix("frame-") && name.hasSuffix(".jpg") && utf8[6..<12].allSatisfy { (48...57).contains($0) }
+    }
+}
+
+extension Stream {
+    /// `stream` detects in frames; its help refers to `detect` for the input mapping's default.
+    enum Words: DetectionWords {
+        static let input = "frame"
+        static let namesDefault = "coco.names beside the weights or cfg"
+        static let mappingDefault = "as the cfg says, as detect"
     }
 }

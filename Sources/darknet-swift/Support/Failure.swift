@@ -1,5 +1,5 @@
 import ArgumentParser
-import Darknet
+import CommandSupport
 import Foundation
 
 /// Exit statuses, the same for every command: 0 all done, 1 some inputs failed (or stdout
@@ -30,24 +30,4 @@ func conclude(_ error: Error) -> ExitCode {
         _ = fail(error)
         return Status.usage
     }
-}
-
-func warn(_ message: String) {
-    writeToStandardError("darknet-swift: \(message)\n")
-}
-
-/// A cfg warning with `--strict`: the unknown key refused (`CfgWarning` words it as a warning).
-struct StrictCfgError: Error, CustomStringConvertible {
-    var warning: CfgWarning
-
-    var description: String {
-        let message = warning.message.hasSuffix(" is ignored") ? String(warning.message.dropLast(11)) : warning.message
-        return "\(warning.location): \(message) (--strict)"
-    }
-}
-
-/// Prints cfg warnings (unknown keys, with their line); with `strict`, the first is an error.
-func report(_ warnings: [CfgWarning], strict: Bool) throws {
-    if strict, let first = warnings.first { throw StrictCfgError(warning: first) }
-    for warning in warnings { warn("\(warning)") }
 }

@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 
 /// A one-line progress bar on stderr (`[#####.....] 120/1000  8.1 img/s  ETA 1:48`, or

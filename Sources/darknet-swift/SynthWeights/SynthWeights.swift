@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Darknet
 import Foundation
 
@@ -29,14 +30,17 @@ struct SynthWeights: ParsableCommand {
     @Option(help: "Seed of the generator.")
     var seed: UInt64 = 1
 
-    @Option(help: "Network input width and height (overrides [net]; it sizes [connected] layers).")
-    var size: Int?
+    @OptionGroup var size: SizeOption<Size>
 
     @Flag(help: "Overwrite an existing file.")
     var force = false
 
-    @Flag(help: "Treat cfg warnings (unknown keys, ignored text, repeated keys) as errors.")
-    var strict = false
+    @OptionGroup var strict: StrictOption
+
+    /// `--size` as `classify` takes it, worded for a file whose `[connected]` layers it sizes.
+    enum Size: SizeRule {
+        static let help = "Network input width and height (overrides [net]; it sizes [connected] layers)."
+    }
 
     enum Error: Swift.Error, CustomStringConvertible {
         case exists(String)
@@ -48,14 +52,9 @@ struct SynthWeights: ParsableCommand {
         }
     }
 
-    func validate() throws {
-        if let size, size < 1 || size > 16384 { throw ValidationError("--size must be in 1...16384, got \(size)") }
-    }
-
     func run() throws {
         do {
-            let model = try ModelFiles.model(cfg: cfg, weights: nil, width: size, height: size)
-            try report(model.warnings, strict: strict)
+            let model = try ModelLoader(cfg: cfg, weights: nil, options: ModelOptions(size: size.size, strict: strict.strict)).model()
             let target = RawPath(argument: output)
             if !force && target.exists { throw Error.exists(target.display) }
             let bytes = SyntheticWeights.bytes(for: model, seed: seed)

@@ -3,22 +3,22 @@ import Foundation
 /// A file path as the bytes the system uses: names need not be UTF-8 (a Latin-1 `café.jpg`),
 /// and a Swift `String` would replace such bytes, so the file could no longer be opened.
 /// `display` is what the CLI prints.
-struct RawPath: Hashable, Sendable, CustomStringConvertible {
+package struct RawPath: Hashable, Sendable, CustomStringConvertible {
     /// The path's bytes, without a terminating NUL.
-    var bytes: [UInt8]
+    package var bytes: [UInt8]
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    package init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// A path typed on the command line: its bytes as given (see `RawArguments`).
-    init(argument: String) { bytes = RawArguments.bytes(of: argument) }
+    package init(argument: String) { bytes = RawArguments.bytes(of: argument) }
 
     /// `stdin`, the `-` input.
-    static let standardInput = RawPath(bytes: Array("-".utf8))
+    package static let standardInput = RawPath(bytes: Array("-".utf8))
 
-    var isStandardInput: Bool { self == .standardInput }
+    package var isStandardInput: Bool { self == .standardInput }
 
     /// The path as printed: UTF-8 as is, every byte that is not valid UTF-8 as `\xHH`.
-    var display: String {
+    package var display: String {
         if let text = validUTF8(bytes) { return text }
         var text = ""
         var rest = bytes[...]
@@ -41,62 +41,62 @@ struct RawPath: Hashable, Sendable, CustomStringConvertible {
         return text
     }
 
-    var description: String { display }
+    package var description: String { display }
 
     /// `self/component` (no slash doubled).
-    func appending(_ component: RawPath) -> RawPath {
+    package func appending(_ component: RawPath) -> RawPath {
         if bytes.isEmpty { return component }
         return RawPath(bytes: bytes.last == UInt8(ascii: "/") ? bytes + component.bytes : bytes + [UInt8(ascii: "/")] + component.bytes)
     }
 
     /// The last component (`photos/a.jpg` → `a.jpg`).
-    var lastComponent: RawPath {
+    package var lastComponent: RawPath {
         let trimmed = bytes.last == UInt8(ascii: "/") ? Array(bytes.dropLast()) : bytes
         guard let slash = trimmed.lastIndex(of: UInt8(ascii: "/")) else { return RawPath(bytes: trimmed) }
         return RawPath(bytes: Array(trimmed[(slash + 1)...]))
     }
 
     /// The folder part (`photos/a.jpg` → `photos`, `a.jpg` → `.`).
-    var folder: RawPath {
+    package var folder: RawPath {
         guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return RawPath(bytes: Array(".".utf8)) }
         return slash == 0 ? RawPath(bytes: [UInt8(ascii: "/")]) : RawPath(bytes: Array(bytes[..<slash]))
     }
 
     /// The extension of the last component, lowercased (ASCII); "" without one.
-    var pathExtension: String {
+    package var pathExtension: String {
         let name = lastComponent.bytes
         guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > 0 else { return "" }
         return String(decoding: name[(dot + 1)...], as: UTF8.self).lowercased()
     }
 
     /// The path with its extension (from the last dot of the last component) removed.
-    var deletingExtension: RawPath {
+    package var deletingExtension: RawPath {
         let name = lastComponent.bytes
         guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot > 0 else { return self }
         return RawPath(bytes: Array(bytes.dropLast(name.count - dot)))
     }
 
     /// The path with `suffix` appended to its bytes (`a` + `.png`).
-    func adding(_ suffix: String) -> RawPath { RawPath(bytes: bytes + Array(suffix.utf8)) }
+    package func adding(_ suffix: String) -> RawPath { RawPath(bytes: bytes + Array(suffix.utf8)) }
 
     /// Calls `body` with the path as a NUL-terminated C string.
-    func withCString<T>(_ body: (UnsafePointer<CChar>) throws -> T) rethrows -> T {
+    package func withCString<T>(_ body: (UnsafePointer<CChar>) throws -> T) rethrows -> T {
         try (bytes + [0]).withUnsafeBufferPointer { buffer in
             try buffer.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
         }
     }
 
     /// `stat(2)` (following symlinks), nil when it fails (errno tells why).
-    func status() -> stat? {
+    package func status() -> stat? {
         var info = stat()
         return withCString { stat($0, &info) } == 0 ? info : nil
     }
 
-    var isDirectory: Bool { status().map { $0.st_mode & S_IFMT == S_IFDIR } ?? false }
-    var exists: Bool { status() != nil }
+    package var isDirectory: Bool { status().map { $0.st_mode & S_IFMT == S_IFDIR } ?? false }
+    package var exists: Bool { status() != nil }
 
     /// The absolute, `.`/`..`-free form used to compare outputs with inputs (symlinks not resolved).
-    var standardized: RawPath {
+    package var standardized: RawPath {
         var absolute = bytes
         if absolute.first != UInt8(ascii: "/") {
             absolute = Array(FileManager.default.currentDirectoryPath.utf8) + [UInt8(ascii: "/")] + absolute
@@ -119,7 +119,7 @@ func validUTF8(_ bytes: some Collection<UInt8>) -> String? {
 }
 
 extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+    package func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
 
 /// The command line's arguments as bytes. Swift decodes `argv` as UTF-8 and replaces bytes

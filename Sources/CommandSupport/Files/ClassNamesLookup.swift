@@ -1,13 +1,13 @@
 import Darknet
 import Foundation
 
-/// `--names FILE`, else coco.names beside the weights or cfg (or in a `data/` folder next to
-/// them) for 80-class models, else the class numbers. A names file whose line count is not the
-/// model's class count is a warning (the same rule in `detect`, `stream` and `classify`):
-/// extra names are never used, missing ones print as class numbers.
-func loadClassNames(_ names: String?, weights: String, cfg: String, classes: Int) throws -> [String] {
+/// `--names FILE`, else coco.names beside one of `files` (the weights, the cfg; or in a
+/// `data/` folder next to them) for 80-class models, else the class numbers. A names file
+/// whose line count is not the model's class count is a warning (the same rule in `detect`,
+/// `stream` and `classify`): extra names are never used, missing ones print as class numbers.
+func loadClassNames(_ names: String?, beside files: [String], classes: Int) throws -> [String] {
     if let names { return try readClassNames(names, classes: classes) }
-    let candidates = [weights, cfg].flatMap { file -> [String] in
+    let candidates = files.flatMap { file -> [String] in
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
         return [folder.appendingPathComponent("coco.names").path,
                 folder.appendingPathComponent("data/coco.names").path,

@@ -5,7 +5,7 @@ import Foundation
 /// its caller: a missing file worded as every other (`PATH: no such file`), pipes and FIFOs
 /// read by streaming (`<(curl …)`), the two model files swapped, and a model of the wrong
 /// kind for the command (a detector given to `classify`, a classifier to `detect`).
-enum ModelFiles {
+package enum ModelFiles {
     enum Error: Swift.Error, CustomStringConvertible {
         case swapped(cfg: String, weights: String)
         case weightsGivenAsCfg(String)
@@ -28,7 +28,7 @@ enum ModelFiles {
     }
 
     /// The parsed cfg (`width`/`height` override `[net]`'s); `weights` only for the swapped check.
-    static func model(cfg: String, weights: String?, width: Int?, height: Int?) throws -> ModelDescription {
+    package static func model(cfg: String, weights: String?, width: Int?, height: Int?) throws -> ModelDescription {
         let path = RawPath(argument: cfg)
         let limit = ModelLimits().maximumCfgBytes
         /// A weights file given as the cfg (or cfg and weights swapped) is named as such.
@@ -68,24 +68,6 @@ enum ModelFiles {
         }
     }
 
-    /// A detector for `detect` and `stream`.
-    static func detector(cfg: String, weights: String, options: DetectorOptions, strict: Bool = false) throws -> Detector {
-        let model = try model(cfg: cfg, weights: weights, width: options.width, height: options.height)
-        try report(model.warnings, strict: strict)
-        if !isDetector(model) { throw Error.notADetector(RawPath(argument: cfg).display) }
-        try checkChannels(model, cfg: cfg)
-        return try Detector(prepared(weights, for: model, options: options.execution), options: options)
-    }
-
-    /// The model for `classify` (a detector is refused before its weights are read).
-    static func classifierModel(cfg: String, weights: String, size: Int?, strict: Bool) throws -> ModelDescription {
-        let model = try model(cfg: cfg, weights: weights, width: size, height: size)
-        try report(model.warnings, strict: strict)
-        if isDetector(model) { throw Error.notAClassifier(RawPath(argument: cfg).display) }
-        try checkChannels(model, cfg: cfg)
-        return model
-    }
-
     /// Images become network inputs of 1...4 channels (stb_image's `req_comp`; see
     /// `Image(decoding:name:channels:)`); another `[net] channels` is refused before the weights are read.
     static func checkChannels(_ model: ModelDescription, cfg: String) throws {
@@ -94,7 +76,7 @@ enum ModelFiles {
         }
     }
 
-    static func isDetector(_ model: ModelDescription) -> Bool {
+    package static func isDetector(_ model: ModelDescription) -> Bool {
         model.layers.contains(where: \.isDetectionHead)
     }
 

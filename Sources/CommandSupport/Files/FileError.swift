@@ -1,0 +1,20 @@
+import Foundation
+
+/// Why a named file could not be read: one wording for every file the CLI opens (cfg,
+/// weights, names, list, images).
+package enum FileError: Error, CustomStringConvertible {
+    case notFound(RawPath)
+    case isDirectory(RawPath)
+    case unreadable(RawPath, reason: String)
+    /// A pipe, FIFO or device that went on past `limit` bytes.
+    case tooLarge(RawPath, limit: Int)
+
+    package var description: String {
+        switch self {
+        case .notFound(let path): return "\(path.display): no such file"
+        case .isDirectory(let path): return "\(path.display): is a directory"
+        case .unreadable(let path, let reason): return "\(path.display): \(reason)"
+        case .tooLarge(let path, let limit): return "\(path.display): more than \(limit) bytes from a stream"
+        }
+    }
+}
