@@ -42,6 +42,28 @@ final class ReadmeExampleTests: XCTestCase {
         XCTAssertTrue(printed.contains { $0.hasPrefix("dog 0.56") }, "\(printed)")
     }
 
+    /// README's "Where it stands" is the table `tools/bench-peers --readme` writes, under its
+    /// one-line header (commit, CPU, BLAS core, date) with a link to bench-log, and no other
+    /// dated text: measurements belong in docs/bench-log.md, refreshed there per session.
+    func testWhereItStandsIsGenerated() throws {
+        let readme = try String(contentsOf: DocSnippet.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let sections = readme.components(separatedBy: "\n## ")
+        let section = try XCTUnwrap(sections.first { $0.hasPrefix("Where it stands\n") }, "README has no 'Where it stands'")
+        let lines = section.components(separatedBy: "\n")
+        let begin = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("<!-- bench-peers --readme: begin") })
+        let end = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("<!-- bench-peers --readme: end") })
+        XCTAssertLessThan(begin + 4, end, "the generated part holds a header and a table")
+        let header = lines[begin + 1]
+        XCTAssertNotNil(header.range(of: #"^Commit `[0-9a-f]{7,40}` · .+ · .*core .+ · \d{4}-\d{2}-\d{2} · .+every run: \[docs/bench-log\.md\]\(docs/bench-log\.md\)$"#,
+                                     options: .regularExpression), "header: \(header)")
+        XCTAssertTrue(lines[(begin + 3)..<end].allSatisfy { $0.hasPrefix("|") }, "the table follows the header")
+        let outside = lines[..<begin] + lines[(end + 1)...]
+        for line in outside {
+            XCTAssertNil(line.range(of: #"\d{4}-\d{2}-\d{2}|`[0-9a-f]{7,40}`"#, options: .regularExpression),
+                         "a date or a commit outside the generated table: \(line)")
+        }
+    }
+
     /// A BGRA camera frame with padded rows (dog.jpg's pixels, PAL-sized) and a model from
     /// memory: the same detections as the photo from its file through the model from files.
     func testMemorySnippet() throws {

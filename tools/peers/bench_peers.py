@@ -343,6 +343,58 @@ def report(args, peers, results, started):
     return "\n".join(lines)
 
 
+README_BEGIN = "<!-- bench-peers --readme: begin (generated; refresh per release) -->"
+README_END = "<!-- bench-peers --readme: end -->"
+
+
+def readme_table(args, peers, results, started):
+    """README's "Where it stands": one header line (commit, CPU, BLAS core, date) and one table,
+    models across, engines down; each cell the median forward time and, in brackets,
+    darknet-swift's time over that engine's."""
+    cpu = cpu_model()
+    header = (f"Commit `{peers.swift_commit}` · {cpu}, {os.cpu_count()} cores · {peers.blas or 'BLAS core unknown'} · "
+              f"{started:%Y-%m-%d} · {args.threads} threads, {args.size}×{args.size}"
+              + (f", {args.load} competing busy process{'es' if args.load > 1 else ''}" if args.load else "")
+              + " · every run: [docs/bench-log.md](docs/bench-log.md)")
+    labels = [label for label, _ in results]
+    lines = [README_BEGIN, header, "",
+             "| forward pass, median ms (darknet-swift / engine) | " + " | ".join(labels) + " |",
+             "|---|" + "---:|" * len(labels)]
+    columns = ["darknet-swift", "darknet", "onnxruntime", "openvino-f32", "openvino-default", "opencv"]
+    for p in columns:
+        if not any(p in used for _, (used, _, _, _, _) in results):
+            continue
+        cells = []
+        for _, (used, forward, _, _, _) in results:
+            if p not in used:
+                cells.append("—")
+                continue
+            ms = statistics.median(forward[p])
+            if p == "darknet-swift":
+                cells.append(f"{ms:.1f}")
+            else:
+                cells.append(f"{ms:.1f} ({statistics.median(forward['darknet-swift']) / ms:.2f})")
+        lines.append(f"| {LABELS[p]} | " + " | ".join(cells) + " |")
+    cells = []
+    for _, (_, forward, _, _, _) in results:
+        best = faster_f32(forward)
+        cells.append(paired_ratio(forward["darknet-swift"], forward[best]))
+    lines.append("| darknet-swift / faster f32 peer, per-round median (min–max) | " + " | ".join(cells) + " |")
+    lines.append(README_END)
+    return "\n".join(lines)
+
+
+def replace_readme_table(path, table):
+    """Replaces the text between README_BEGIN and README_END (markers included) in `path`."""
+    with open(path) as f:
+        text = f.read()
+    begin, end = text.find(README_BEGIN), text.find(README_END)
+    if begin < 0 or end < begin:
+        raise ValueError(f"{path} has no '{README_BEGIN}' ... '{README_END}' section to replace")
+    with open(path, "w") as f:
+        f.write(text[:begin] + table + text[end + len(README_END):])
+
+
 def cpu_busy(seconds=1.0):
     """Fraction of all cores busy during `seconds` while this script runs nothing (from
     /proc/stat; 0 where it is unavailable)."""
@@ -391,6 +443,7 @@ def main():
     parser.add_argument("--forwards", type=int, default=3)
     parser.add_argument("--load", type=int, default=0, help="competing busy processes during the rounds")
     parser.add_argument("--log", default="", help="docs/bench-log.md to add the report to")
+    parser.add_argument("--readme", default="", help="README.md whose bench-peers table to replace")
     parser.add_argument("--synthetic-note", default="not used")
     parser.add_argument("--model", action="append", default=[],
                         help="LABEL|CFG|WEIGHTS|ROUNDS|THRESH|DARKNET (DARKNET 1: Debian's darknet reads it)")
@@ -420,6 +473,13 @@ def main():
     if args.log:
         append_log(args.log, text, args)
         log(f"added the report to {args.log}")
+    if args.readme:
+        try:
+            replace_readme_table(args.readme, readme_table(args, peers, results, started))
+        except (OSError, ValueError) as error:
+            log(f"error: {error}")
+            return 1
+        log(f"replaced the table in {args.readme}")
     return 0
 
 
