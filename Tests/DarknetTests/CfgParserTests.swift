@@ -21,6 +21,15 @@ final class CfgParserTests: XCTestCase {
         XCTAssertEqual(model.layers[0].typeName, "convolutional")
     }
 
+    func testFileErrorsInTheProjectsWords() {
+        XCTAssertThrowsError(try CfgParser.parse(contentsOf: "/nonexistent/yolo.cfg")) { error in
+            XCTAssertEqual("\(error)", "/nonexistent/yolo.cfg: cannot read cfg: no such file")
+        }
+        XCTAssertThrowsError(try CfgParser.parse(contentsOf: "/dev/zero", maximumBytes: 100)) { error in
+            XCTAssertEqual(error as? CfgError, .tooLarge(file: "/dev/zero", bytes: 101, limit: 100))
+        }
+    }
+
     func testMalformedLineNamesFileAndLine() {
         XCTAssertThrowsError(try CfgParser.parse(text: "[net]\nwidth 416\n", file: "bad.cfg")) { error in
             XCTAssertEqual(error as? CfgError, .malformedLine(CfgLocation(file: "bad.cfg", line: 2), text: "width 416"))

@@ -28,12 +28,16 @@ final class ClassNamesTests: XCTestCase {
         XCTAssertThrowsError(try ClassNames.load(contentsOf: file, maximumBytes: 8)) { error in
             XCTAssertEqual(error as? ClassNames.Error, .tooLarge(file: file, bytes: 10, limit: 8))
         }
+        // In the project's words, not Foundation's ("The file … couldn't be opened …").
         XCTAssertThrowsError(try ClassNames.load(contentsOf: "/nonexistent/coco.names")) { error in
-            guard case .unreadable(let path, _)? = error as? ClassNames.Error else { return XCTFail("\(error)") }
-            XCTAssertEqual(path, "/nonexistent/coco.names")
+            XCTAssertEqual("\(error)", "/nonexistent/coco.names: cannot read class names: no such file")
         }
-        XCTAssertThrowsError(try ClassNames.load(contentsOf: NSTemporaryDirectory())) { error in
-            guard case .unreadable? = error as? ClassNames.Error else { return XCTFail("\(error)") }
+        XCTAssertThrowsError(try ClassNames.load(contentsOf: "/tmp")) { error in
+            XCTAssertEqual("\(error)", "/tmp: cannot read class names: is a directory")
+        }
+        // A device is read only up to the limit.
+        XCTAssertThrowsError(try ClassNames.load(contentsOf: "/dev/zero", maximumBytes: 64)) { error in
+            XCTAssertEqual(error as? ClassNames.Error, .tooLarge(file: "/dev/zero", bytes: 65, limit: 64))
         }
     }
 

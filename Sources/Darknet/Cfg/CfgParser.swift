@@ -6,22 +6,17 @@ import Foundation
 public enum CfgParser {
     /// The sections of the cfg at `path`; a file over `maximumBytes` is an error (`ModelLimits.maximumCfgBytes`).
     public static func parse(contentsOf path: String, maximumBytes: Int = ModelLimits().maximumCfgBytes) throws -> [CfgSection] {
-        let data: Data
+        let bytes: [UInt8]
         do {
             // A regular file's size is known before reading it: a huge one is refused unread.
-            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-            if attributes?[.type] as? FileAttributeType == .typeRegular, let size = attributes?[.size] as? Int, size > maximumBytes {
-                throw CfgError.tooLarge(file: path, bytes: size, limit: maximumBytes)
-            }
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch let error as CfgError {
-            throw error
+            bytes = try TextFile.read(path, limit: maximumBytes)
         } catch {
-            throw CfgError.unreadable(file: path, reason: (error as NSError).localizedDescription)
+            switch error {
+            case .unreadable(let reason): throw CfgError.unreadable(file: path, reason: reason)
+            case .tooLarge(let size, let limit): throw CfgError.tooLarge(file: path, bytes: size, limit: limit)
+            }
         }
-        if data.count > maximumBytes {
-            throw CfgError.tooLarge(file: path, bytes: data.count, limit: maximumBytes)
-        }
+        let data = Data(bytes)
         guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
             throw CfgError.unreadable(file: path, reason: "not text")
         }

@@ -24,18 +24,16 @@ public enum ClassNames {
 
     /// The names in the file at `path`; a file over `maximumBytes` is an error (`ModelLimits.maximumNamesBytes`).
     public static func load(contentsOf path: String, maximumBytes: Int = ModelLimits().maximumNamesBytes) throws -> [String] {
-        let data: Data
+        let bytes: [UInt8]
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            if let size = attributes[.size] as? Int, size > maximumBytes {
-                throw Error.tooLarge(file: path, bytes: size, limit: maximumBytes)
-            }
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch let error as Error {
-            throw error
+            bytes = try TextFile.read(path, limit: maximumBytes)
         } catch {
-            throw Error.unreadable(file: path, reason: (error as NSError).localizedDescription)
+            switch error {
+            case .unreadable(let reason): throw Error.unreadable(file: path, reason: reason)
+            case .tooLarge(let size, let limit): throw Error.tooLarge(file: path, bytes: size, limit: limit)
+            }
         }
+        let data = Data(bytes)
         return try parse(data, file: path, maximumBytes: maximumBytes)
     }
 

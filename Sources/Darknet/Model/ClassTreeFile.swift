@@ -24,15 +24,13 @@ extension ClassTree {
         }
         let data: Data
         do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            if let size = attributes[.size] as? Int, size > limits.maximumNamesBytes {
-                throw CfgError.dataFile(location, path: path, detail: "\(size) bytes, over the \(limits.maximumNamesBytes)-byte limit")
-            }
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch let error as CfgError {
-            throw error
+            data = Data(try TextFile.read(path, limit: limits.maximumNamesBytes))
         } catch {
-            throw CfgError.dataFile(location, path: path, detail: "cannot read: \((error as NSError).localizedDescription)")
+            switch error {
+            case .unreadable(let reason): throw CfgError.dataFile(location, path: path, detail: "cannot read: \(reason)")
+            case .tooLarge(let size, let limit):
+                throw CfgError.dataFile(location, path: path, detail: "\(size) bytes, over the \(limit)-byte limit")
+            }
         }
         if let nul = data.firstIndex(of: 0) {
             throw CfgError.dataFile(location, path: path, detail: "a NUL byte at offset \(nul - data.startIndex): not a text tree file")
