@@ -11,6 +11,7 @@ final class ModelOptionsTests: XCTestCase {
         "classify": ["classify", "/nonexistent.cfg", "/nonexistent.weights", "photo.jpg"],
         "benchmark": ["benchmark", "/nonexistent.cfg"],
         "synth-weights": ["synth-weights", "/nonexistent.cfg", "/nonexistent.weights"],
+        "summary": ["summary", "/nonexistent.cfg"],
     ]
 
     func assertRefused(_ option: [String], by names: [String], with message: String,
@@ -29,15 +30,15 @@ final class ModelOptionsTests: XCTestCase {
                           with: "Error: --size must be a multiple of 32 in 32...16384, got 100")
         try assertRefused(["--size", "16416"], by: ["detect", "stream", "benchmark"],
                           with: "Error: --size must be a multiple of 32 in 32...16384, got 16416")
-        try assertRefused(["--size", "0"], by: ["classify", "synth-weights"], with: "Error: --size must be in 1...16384, got 0")
-        try assertRefused(["--size", "16385"], by: ["classify", "synth-weights"], with: "Error: --size must be in 1...16384, got 16385")
+        try assertRefused(["--size", "0"], by: ["classify", "synth-weights", "summary"], with: "Error: --size must be in 1...16384, got 0")
+        try assertRefused(["--size", "16385"], by: ["classify", "synth-weights", "summary"], with: "Error: --size must be in 1...16384, got 16385")
     }
 
     func testThreadsBatchAndConvolutionMethodsAreCheckedAlike() throws {
         try assertRefused(["--threads", "0"], by: ["detect", "stream", "classify", "benchmark"],
                           with: "Error: --threads must be ≥ 1, got 0")
         try assertRefused(["--batch", "65"], by: ["detect", "benchmark"], with: "Error: --batch must be in 1...64, got 65")
-        try assertRefused(["--conv-algorithm", "fast"], by: ["detect", "benchmark"],
+        try assertRefused(["--conv-algorithm", "fast"], by: ["detect", "benchmark", "summary"],
                           with: "Error: The value 'fast' is invalid for '--conv-algorithm <conv-algorithm>'. "
                               + "Please provide one of 'auto', 'im2col', 'winograd' or 'winograd-streamed'.")
     }

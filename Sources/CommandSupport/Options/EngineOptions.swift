@@ -7,7 +7,7 @@ import Darknet
 package struct EngineOptions: ParsableArguments {
     @OptionGroup package var workers: ThreadsOption
 
-    @OptionGroup package var convolution: ConvolutionAlgorithmOption
+    @OptionGroup package var convolution: ConvolutionAlgorithmOption<RunsConvolutions>
 
     package init() {}
 

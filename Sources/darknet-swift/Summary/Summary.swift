@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Darknet
 
 struct Summary: ParsableCommand {
@@ -9,24 +10,34 @@ struct Summary: ParsableCommand {
     @Argument(help: "Darknet .cfg file.")
     var cfg: String
 
-    @Option(help: "Network input width and height (overrides [net]).")
-    var size: Int?
+    @OptionGroup var size: SizeOption<Size>
 
     @Flag(help: "After the table, list each convolution's method and parameter memory.")
     var methods = false
 
-    @Option(help: "Convolution methods for --methods: auto (Winograd where it pays, within twice the weights), im2col (darknet's), winograd (weights transformed at load) or winograd-streamed (transformed in each pass).")
-    var convAlgorithm: ConvolutionAlgorithm = .auto
+    @OptionGroup var convolution: ConvolutionAlgorithmOption<PlansConvolutions>
 
-    @Flag(help: "Treat cfg warnings (unknown keys, ignored text, repeated keys) as errors.")
-    var strict = false
+    @OptionGroup var strict: StrictOption
+
+    /// `summary`'s `--size` words; any size the engine reads (a detector's cfg then says
+    /// whether its strides fit, naming its line).
+    enum Size: SizeRule {
+        static let help = "Network input width and height (overrides [net])."
+    }
+
+    /// `summary`'s `--conv-algorithm` words: the methods `--methods` lists.
+    enum PlansConvolutions: OptionHelp {
+        static let help = "Convolution methods for --methods: auto (Winograd where it pays, within twice the weights), im2col (darknet's), winograd (weights transformed at load) or winograd-streamed (transformed in each pass)."
+    }
 
     func run() throws {
         do {
-            let model = try ModelFiles.model(cfg: cfg, weights: nil, width: size, height: size)
-            try report(model.warnings, strict: strict)
+            let loader = ModelLoader(cfg: cfg, weights: nil,
+                                     options: ModelOptions(size: size.size, strict: strict.strict,
+                                                           convolutionAlgorithm: convolution.convAlgorithm))
+            let model = try loader.model()
             try StandardOutput.write(LayerTable.render(model) + Self.choices(model))
-            if methods { try StandardOutput.write(MethodTable.render(model, options: ExecutionOptions(convolutionAlgorithm: convAlgorithm))) }
+            if methods { try StandardOutput.write(MethodTable.render(model, options: loader.execution)) }
         } catch {
             throw conclude(error)
         }
