@@ -23,35 +23,12 @@ enum CLI {
         return folder.appendingPathComponent("darknet-swift")
     }
 
-    /// Runs the binary (or `executable`, e.g. a shell for a pipeline) with `arguments`.
+    /// Runs the binary (or `executable`, e.g. a shell for a pipeline) with `arguments`, with
+    /// `ProcessSupport`'s hang guard set far above any test's run (30 minutes).
     static func run(_ arguments: [String], environment: [String: String]? = nil, stdin: URL? = nil,
-                    executable: URL? = nil) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = executable ?? binary
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["COLUMNS"] = "100"
-        for (key, value) in environment ?? [:] { env[key] = value }
-        process.environment = env
-        // Files rather than pipes: a chatty child can never block on a full pipe.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("darknet-swift-cli-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let outURL = folder.appendingPathComponent("stdout"), errURL = folder.appendingPathComponent("stderr")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = try stdin.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        let outData = try Data(contentsOf: outURL), errData = try Data(contentsOf: errURL)
-        return CLIResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                         stderr: String(decoding: errData, as: UTF8.self), stdoutData: outData,
-                         signaled: process.terminationReason == .uncaughtSignal)
+                    executable: URL? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> CLIResult {
+        try run(executable: executable ?? binary, arguments, environment: environment ?? [:], stdin: stdin, timeout: 1800,
+                file: file, line: line)
     }
 
     /// A new folder, removed at the end of the test.

@@ -8,18 +8,10 @@ import XCTest
 final class ClassifyCommandTests: XCTestCase {
     func model() throws -> (cfg: String, weights: String, labels: String) {
         let folder = try CLI.temporaryFolder(self)
-        let cfg = folder.appendingPathComponent("tiny-classifier.cfg")
-        try "[net]\nwidth=8\nheight=8\nchannels=3\n[avgpool]\n[connected]\noutput=3\nactivation=linear\n[softmax]\n"
-            .write(to: cfg, atomically: true, encoding: .utf8)
-        var bytes: [UInt8] = []
-        for v in [Int32(0), 2, 0] { withUnsafeBytes(of: v.littleEndian) { bytes += $0 } }
-        withUnsafeBytes(of: UInt64(0)) { bytes += $0 }
-        for f in [Float(2), 1, 0] + [Float](repeating: 0, count: 9) { withUnsafeBytes(of: f.bitPattern.littleEndian) { bytes += $0 } }
-        let weights = folder.appendingPathComponent("tiny-classifier.weights")
-        try Data(bytes).write(to: weights)
+        let (cfg, weights) = try CLI.tinyClassifier(in: folder)
         let labels = folder.appendingPathComponent("labels.txt")
         try "cat\ndog\nbird\n".write(to: labels, atomically: true, encoding: .utf8)
-        return (cfg.path, weights.path, labels.path)
+        return (cfg, weights, labels.path)
     }
 
     func testTextIsDarknetsPercentLines() throws {
