@@ -11,6 +11,19 @@ extension Blocking {
         return blocking
     }
 
+    /// The ways a Winograd route's layer is cut that each test class checks against the naive
+    /// convolution: whole (the default), in tiny passes of tile rows (1 and 3000 floats), and in
+    /// bands of 1 and 2 tile rows from one tile row on.
+    static var winogradCuts: [Blocking] {
+        var cuts = [Blocking()]
+        for floats in [1, 3000] {
+            var blocking = Blocking()
+            blocking.winogradFloats = floats
+            cuts.append(blocking)
+        }
+        return cuts + [.bands(of: 1), .bands(of: 2)]
+    }
+
     /// Winograd layers never in bands: every grid in passes whose phases are each shared out.
     static var passesOnly: Blocking {
         var blocking = Blocking()

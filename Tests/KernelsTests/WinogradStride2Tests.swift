@@ -42,23 +42,10 @@ final class WinogradStride2Tests: XCTestCase {
     /// OpenBLAS's packed kernel where it is available, and plain `cblas_sgemm` always.
     static var kernels: [PackedGEMM.Kernel?] { PackedGEMM.kernel == nil ? [nil] : [PackedGEMM.kernel, nil] }
 
-    func testMatchesNaiveConvolution() {
-        checkMatchesNaiveConvolution(Blocking())
-    }
-
-    /// Large images go through in passes of tile rows: force tiny passes.
-    func testBlockedPassesMatchNaiveConvolution() {
-        for floats in [1, 3000] {
-            var blocking = Blocking()
-            blocking.winogradFloats = floats
-            checkMatchesNaiveConvolution(blocking)
-        }
-    }
-
-    /// Large grids run in bands, each band's three phases on one worker: forced here on small
-    /// shapes (from one tile row, bands of 1 and 2), against the naive convolution.
-    func testBandsMatchNaiveConvolution() {
-        for rows in [1, 2] { checkMatchesNaiveConvolution(.bands(of: rows)) }
+    /// Whole, in tiny passes of tile rows and in bands (each band's three phases on one
+    /// worker), against the naive convolution (`Blocking.winogradCuts`).
+    func testEveryCutMatchesNaiveConvolution() {
+        for blocking in Blocking.winogradCuts { checkMatchesNaiveConvolution(blocking) }
     }
 
     /// Bands give the bits of the passes they replace (within rounding where OpenBLAS's kernel

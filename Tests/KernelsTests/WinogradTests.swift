@@ -51,23 +51,10 @@ final class WinogradTests: XCTestCase {
     /// The ways every case runs here: packed and streamed only where OpenBLAS's kernel is available.
     static var held: [Held] { PackedGEMM.kernel == nil ? [.plain] : Held.allCases }
 
-    func testMatchesNaiveConvolution() {
-        checkMatchesNaiveConvolution(Blocking())
-    }
-
-    /// Large images go through in blocks of tile rows (one image a pass): force tiny blocks.
-    func testBlockedPassesMatchNaiveConvolution() {
-        for floats in [1, 3000] {
-            var blocking = Blocking()
-            blocking.winogradFloats = floats
-            checkMatchesNaiveConvolution(blocking)
-        }
-    }
-
-    /// Layers of many tile rows run in bands, each band's three phases on one worker: forced
-    /// here on small shapes (from one tile row, bands of 1 and 2), against the naive convolution.
-    func testBandsMatchNaiveConvolution() {
-        for rows in [1, 2] { checkMatchesNaiveConvolution(.bands(of: rows)) }
+    /// Whole, in tiny passes of tile rows and in bands (each band's three phases on one
+    /// worker), against the naive convolution (`Blocking.winogradCuts`).
+    func testEveryCutMatchesNaiveConvolution() {
+        for blocking in Blocking.winogradCuts { checkMatchesNaiveConvolution(blocking) }
     }
 
     /// Bands give the bits of the passes they replace (within rounding where OpenBLAS's kernel
