@@ -1,7 +1,7 @@
 // The stride-2 transforms (`WinogradStride2`): both run eight tiles at a time in
 // `SIMD8<Float>` lanes where the tiles lie inside the image, with the same operations in the
 // same order as the one-tile code at the edges, so a tile's values do not depend on where it falls.
-extension WinogradStride2.Pass {
+extension WinogradStride2.Block {
     /// One channel's tiles of this pass: `V[ξ][tile]` at `v + ξ·positionStride + tile`. Each of
     /// a tile row's 5 input rows is transformed along x into `rows` (row r's position q at
     /// `(r·5 + q)·tileColumns + column`), then the 5 rows are combined down each column of
