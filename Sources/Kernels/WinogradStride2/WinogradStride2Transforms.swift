@@ -6,6 +6,9 @@ extension WinogradStride2.Block {
     /// a tile row's 5 input rows is transformed along x into `rows` (row r's position q at
     /// `(r·5 + q)·tileColumns + column`), then the 5 rows are combined down each column of
     /// tiles, contiguously along the tile row.
+    ///
+    /// Not inlined into the pass (nor `transformOutput`), as `Winograd.transformInput` says why.
+    @inline(never)
     func transformInput(_ plane: UnsafePointer<Float>, into v: UnsafeMutablePointer<Float>, positionStride: Int,
                         rows: UnsafeMutablePointer<Float>) {
         let tc = tileColumns, window = WinogradStride2.window
@@ -100,6 +103,7 @@ extension WinogradStride2.Block {
     /// `(k·5 + q)·tileColumns + column`), then along x, 2 output rows a tile row, each finished
     /// by the epilogue. Along x, eight tiles whose outputs lie inside the row are finished
     /// together and interleaved into 16 outputs.
+    @inline(never)
     func transformOutput(_ m: UnsafePointer<Float>, positionStride: Int, filter f: Int, rows: UnsafeMutablePointer<Float>) {
         let tc = tileColumns, window = WinogradStride2.window
         let (outHeight, outWidth) = (geometry.outHeight, geometry.outWidth)
