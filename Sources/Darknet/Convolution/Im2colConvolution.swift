@@ -49,23 +49,17 @@ struct Im2colConvolution: ConvolutionRoute {
         return bandRows % 2 == 0 && spec.geometry.outHeight % 2 == 0 && spec.geometry.outWidth % 2 == 0
     }
 
-    func workspaceCount(images: Int, blocking: Blocking) -> Int {
-        Self.workspaceCount(spec.group, images: images, blocking: blocking, packed: kernel != nil)
-    }
-
-    /// Floats of workspace one group of shape `g` needs for `images` images (`packs`, when
-    /// `kernels` has the packed kernel, says whether its weights are packed).
-    static func workspaceCount(_ g: ConvolutionGeometry, groups: Int, images: Int, kernels: KernelContext) -> Int {
-        workspaceCount(g, images: images, blocking: kernels.blocking, packed: packs(g, groups: groups, kernels: kernels))
-    }
-
-    /// Every worker's band (`Im2colBands.workspaceCount`), or the block of the unfolded matrix
-    /// followed, with `packed` weights, by every worker's block of packed columns.
-    private static func workspaceCount(_ g: ConvolutionGeometry, images: Int, blocking: Blocking, packed: Bool) -> Int {
-        if let bandRows = Im2colBands.bandRows(g, blocking) {
+    /// One group's: every worker's band (`Im2colBands.workspaceCount`), or the block of the
+    /// unfolded matrix followed, with packed weights (`packs`, as `init` decides), by every
+    /// worker's block of packed columns.
+    static func workspaceCount(_ geometry: ConvolutionGeometry, groups: Int, _ context: PlanningContext) -> Int {
+        let g = ConvolutionSpec.group(geometry, groups: groups)
+        let packed = packs(g, groups: groups, kernels: context.kernels)
+        if let bandRows = Im2colBands.bandRows(g, context.kernels.blocking) {
             return Im2colBands.workspaceCount(g, bandRows: bandRows, packed: packed)
         }
-        return unfoldedCount(g, images: images, blocking: blocking) + (packed ? PointwiseConvolution.packedScratchCount(g) : 0)
+        return unfoldedCount(g, images: context.batch, blocking: context.kernels.blocking)
+            + (packed ? PointwiseConvolution.packedScratchCount(g) : 0)
     }
 
     /// Floats of the block of the unfolded matrix (not in bands).

@@ -59,8 +59,10 @@ struct PointwiseConvolution: ConvolutionRoute {
 
     var method: ConvolutionMethod { .gemm }
     var parameterBytes: Int { (weights.count + spec.biases.count) * MemoryLayout<Float>.stride }
-    func workspaceCount(images: Int, blocking: Blocking) -> Int {
-        kernel == nil ? 0 : Self.packedScratchCount(spec.group)
+    /// `packedScratchCount` when the weights are packed (`packsColumns`, as `init` decides), else none.
+    static func workspaceCount(_ geometry: ConvolutionGeometry, groups: Int, _ context: PlanningContext) -> Int {
+        let g = ConvolutionSpec.group(geometry, groups: groups)
+        return packsColumns(g, groups: groups, kernel: context.kernels.packed) ? packedScratchCount(g) : 0
     }
     var poolsRows: Bool { false }
 

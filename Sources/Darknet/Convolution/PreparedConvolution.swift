@@ -1,8 +1,10 @@
 import Kernels
 
 /// One `[convolutional]` layer planned at load: the method it runs, chosen once
-/// (`ModelDescription.convolutionMethods`), and its weights in that method's layout. `Network`
-/// asks it for its workspace and whether it can compute the pool that follows, and runs it.
+/// (`ConvolutionPlanner`), and its weights in that method's layout. `Network` asks whether it
+/// can compute the pool that follows, and runs it. Its inits are the only place a route is built
+/// (`PreparedModelBuilder` calls them whichever way the weights arrive), so a route is built
+/// one way.
 ///
 /// Each case is one route, in its own file beside this one:
 /// - `gemm`: 1×1 stride-1 layers, one GEMM on the input (`PointwiseConvolution`);
@@ -23,19 +25,53 @@ enum PreparedConvolution: Sendable {
     init(_ layer: Layer, _ conv: Convolutional, weights: consuming ConvolutionWeights, method: ConvolutionMethod,
          options: ExecutionOptions) {
         let spec = ConvolutionSpec(layer, conv, biases: weights.biases)
-        switch Self.runnable(method, conv, options) {
+        switch Self.runnable(method, conv, kernels: options.kernels) {
         case .gemm: self = .gemm(PointwiseConvolution(spec, weights: weights.weights, kernel: options.kernels.packed))
         case .im2col, .im2colBands: self = .im2col(Im2colConvolution(spec, weights: weights.weights, kernels: options.kernels))
-        case .winograd: self = .winograd(WinogradConvolution(spec, plain: weights.weights, streamed: false, options: options))
-        case .winogradStreamed: self = .winograd(WinogradConvolution(spec, plain: weights.weights, streamed: true, options: options))
-        case .winogradStride2:
-            self = .winogradStride2(weights.weights.withUnsafeBufferPointer { WinogradStride2Convolution(spec, plain: $0, options: options) })
+        case .winogradStreamed: self = .winograd(WinogradConvolution(spec, streaming: weights.weights, options: options))
+        case .winograd, .winogradStride2:
+            self = weights.weights.withUnsafeBufferPointer {
+                Self(transforming: $0, spec, method: method, conv: conv, options: options)
+            }
         case .xnor: self = .xnor(XnorConvolution(spec, weights: weights.weights))
         }
     }
 
+    /// The same from folded weights `filters × C/groups × size × size` that the caller keeps
+    /// (the weights reader's scratch buffer, valid during the call) and `biases`: a method that
+    /// transforms them at load (`transformsAtLoad`) reads them where they are, so no plain copy
+    /// of the layer is ever allocated; any other copies them.
+    init(_ layer: Layer, _ conv: Convolutional, folded weights: UnsafeBufferPointer<Float>, biases: [Float],
+         method: ConvolutionMethod, options: ExecutionOptions) {
+        guard Self.transformsAtLoad(method, conv, kernels: options.kernels) else {
+            self.init(layer, conv, weights: ConvolutionWeights(weights: Array(weights), biases: biases), method: method,
+                      options: options)
+            return
+        }
+        self.init(transforming: weights, ConvolutionSpec(layer, conv, biases: biases), method: method, conv: conv,
+                  options: options)
+    }
+
+    /// The Winograd routes whose weights are transformed at load, from plain weights they do not keep.
+    private init(transforming plain: UnsafeBufferPointer<Float>, _ spec: ConvolutionSpec, method: ConvolutionMethod,
+                 conv: Convolutional, options: ExecutionOptions) {
+        switch Self.runnable(method, conv, kernels: options.kernels) {
+        case .winograd: self = .winograd(WinogradConvolution(spec, transforming: plain, options: options))
+        case .winogradStride2: self = .winogradStride2(WinogradStride2Convolution(spec, plain: plain, options: options))
+        case let other: preconditionFailure("PreparedConvolution: \(other) does not transform its weights at load")
+        }
+    }
+
+    /// True when `method` on `conv` builds a route that transforms its weights at load and keeps
+    /// only the transform (`winograd`, `winograd-stride2`): the plain weights can come from a
+    /// reused buffer (`WeightsReader.walk` says why that matters).
+    static func transformsAtLoad(_ method: ConvolutionMethod, _ conv: Convolutional, kernels: KernelContext) -> Bool {
+        let runs = runnable(method, conv, kernels: kernels)
+        return runs == .winograd || runs == .winogradStride2
+    }
+
     /// The method `method` becomes on a layer that cannot run it.
-    static func runnable(_ method: ConvolutionMethod, _ conv: Convolutional, _ options: ExecutionOptions) -> ConvolutionMethod {
+    static func runnable(_ method: ConvolutionMethod, _ conv: Convolutional, kernels: KernelContext) -> ConvolutionMethod {
         if conv.xnor { return .xnor }
         if conv.isPointwise { return .gemm }
         switch method {
@@ -43,7 +79,7 @@ enum PreparedConvolution: Sendable {
             return .im2col
         case .winograd, .winogradStreamed:
             guard conv.winogradEligible else { return .im2col }
-            let streams = method == .winogradStreamed && Winograd.streams(filters: conv.filters, kernel: options.kernels.packed)
+            let streams = method == .winogradStreamed && Winograd.streams(filters: conv.filters, kernel: kernels.packed)
             return streams ? .winogradStreamed : .winograd
         case .winogradStride2:
             return conv.winogradStride2Eligible ? .winogradStride2 : .im2col
@@ -64,26 +100,21 @@ enum PreparedConvolution: Sendable {
     /// Bytes of weights and biases held.
     var parameterBytes: Int { route.parameterBytes }
 
-    /// Floats of workspace `method` needs on `layer` for `images` images under `kernels`, before
-    /// any weights exist (what planning and `Network` size the workspace by).
-    static func workspaceCount(_ layer: Layer, _ conv: Convolutional, method: ConvolutionMethod, images: Int,
-                               kernels: KernelContext) -> Int {
+    /// Floats of workspace the route `init` builds for `context.method` on `layer` needs
+    /// (`ConvolutionRoute.workspaceCount`), before any weights exist: what `auto`'s budget
+    /// (`ConvolutionPlanner`) and `Network` size the workspace by, and what the route runs in.
+    static func workspaceCount(_ layer: Layer, _ conv: Convolutional, _ context: PlanningContext) -> Int {
         let geometry = ConvolutionSpec.geometry(layer, conv)
-        let group = ConvolutionSpec.group(geometry, groups: conv.groups)
-        let blocking = kernels.blocking
-        switch method {
-        case .gemm:
-            return PointwiseConvolution.packsColumns(group, groups: conv.groups, kernel: kernels.packed)
-                ? PointwiseConvolution.packedScratchCount(group) : 0
-        case .im2col, .im2colBands:
-            return Im2colConvolution.workspaceCount(group, groups: conv.groups, images: images, kernels: kernels)
-        case .winograd, .winogradStreamed:
-            return Winograd.workspaceCount(geometry, images: images, streamed: method == .winogradStreamed, blocking: blocking)
-        case .winogradStride2:
-            return WinogradStride2.workspaceCount(geometry, blocking: blocking)
-        case .xnor:
-            return XnorConvolution.workspaceCount(geometry)
+        var context = context
+        context.method = runnable(context.method ?? .im2col, conv, kernels: context.kernels)
+        let route: any ConvolutionRoute.Type = switch context.method! {
+        case .gemm: PointwiseConvolution.self
+        case .im2col, .im2colBands: Im2colConvolution.self
+        case .winograd, .winogradStreamed: WinogradConvolution.self
+        case .winogradStride2: WinogradStride2Convolution.self
+        case .xnor: XnorConvolution.self
         }
+        return route.workspaceCount(geometry, groups: conv.groups, context)
     }
 }
 
@@ -93,8 +124,11 @@ protocol ConvolutionRoute: Sendable {
     var method: ConvolutionMethod { get }
     /// Bytes of weights (in the route's layout) and biases held.
     var parameterBytes: Int { get }
-    /// Floats of workspace a forward of `images` images needs.
-    func workspaceCount(images: Int, blocking: Blocking) -> Int
+    /// Floats of workspace a forward needs on a layer of shape `geometry` in `groups` groups:
+    /// `context.batch` images, `context.kernels` (whether weights are packed, the blocks) and
+    /// `context.method` (one the route runs). The route's one formula: planning asks it before
+    /// the route exists, `Network` sizes its workspace by it, and the route runs in that many floats.
+    static func workspaceCount(_ geometry: ConvolutionGeometry, groups: Int, _ context: PlanningContext) -> Int
     /// True when the route can compute the 2×2 stride-2 `[maxpool]` that follows (`Maxpool.halves`)
     /// from each pair of output rows as it finishes them (`ConvolutionIO.pooled`).
     var poolsRows: Bool { get }

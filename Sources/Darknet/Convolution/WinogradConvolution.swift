@@ -15,29 +15,22 @@ struct WinogradConvolution: ConvolutionRoute {
     /// transformed weights multiplied by `cblas_sgemm`.
     let kernel: PackedGEMM.Kernel?
 
-    /// From the plain folded weights (`filters × C × 3 × 3`), consumed: reordered in place when
-    /// `streamed` (which needs the packed kernel), else transformed.
-    init(_ spec: ConvolutionSpec, plain: consuming [Float], streamed: Bool, options: ExecutionOptions) {
+    /// Streamed, from the plain folded weights (`filters × C × 3 × 3`), consumed: reordered in
+    /// place (needs the packed kernel).
+    init(_ spec: ConvolutionSpec, streaming plain: consuming [Float], options: ExecutionOptions) {
         let kernels = options.kernels
         let g = spec.geometry
         self.spec = spec
-        self.streamed = streamed
+        streamed = true
         kernel = kernels.packed
-        if streamed {
-            precondition(Winograd.streams(filters: g.filters, kernel: kernel), "WinogradConvolution: streamed without the packed kernel")
-            var panels = plain
-            Winograd.reorderPanels(&panels, filters: g.filters, channels: g.channels, threads: kernels.threads)
-            weights = panels
-        } else {
-            weights = plain.withUnsafeBufferPointer {
-                Winograd.transformWeights($0, filters: g.filters, channels: g.channels, packed: kernels.packed,
-                                          threads: kernels.threads)
-            }
-        }
+        precondition(Winograd.streams(filters: g.filters, kernel: kernel), "WinogradConvolution: streamed without the packed kernel")
+        var panels = plain
+        Winograd.reorderPanels(&panels, filters: g.filters, channels: g.channels, threads: kernels.threads)
+        weights = panels
     }
 
-    /// Transformed at load from plain folded weights the caller keeps (the weights reader's
-    /// scratch buffer: the plain copy is never allocated).
+    /// Transformed at load from plain folded weights (`filters × C × 3 × 3`) the caller keeps
+    /// (a layer's array, or the weights reader's scratch buffer: no plain copy is allocated).
     init(_ spec: ConvolutionSpec, transforming plain: UnsafeBufferPointer<Float>, options: ExecutionOptions) {
         let kernels = options.kernels
         self.spec = spec
@@ -51,8 +44,9 @@ struct WinogradConvolution: ConvolutionRoute {
     var parameterBytes: Int { (weights.count + spec.biases.count) * MemoryLayout<Float>.stride }
     var poolsRows: Bool { !streamed && spec.geometry.outHeight % 2 == 0 && spec.geometry.outWidth % 2 == 0 }
 
-    func workspaceCount(images: Int, blocking: Blocking) -> Int {
-        Winograd.workspaceCount(spec.geometry, images: images, streamed: streamed, blocking: blocking)
+    static func workspaceCount(_ geometry: ConvolutionGeometry, groups: Int, _ context: PlanningContext) -> Int {
+        Winograd.workspaceCount(geometry, images: context.batch, streamed: context.method == .winogradStreamed,
+                                blocking: context.kernels.blocking)
     }
 
     func run(_ io: ConvolutionIO, workspace: UnsafeMutablePointer<Float>, context: KernelContext, timer: inout PhaseTimer?) {

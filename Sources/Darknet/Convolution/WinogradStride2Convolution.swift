@@ -23,8 +23,9 @@ struct WinogradStride2Convolution: ConvolutionRoute {
     var parameterBytes: Int { (weights.count + spec.biases.count) * MemoryLayout<Float>.stride }
     var poolsRows: Bool { false }
 
-    func workspaceCount(images: Int, blocking: Blocking) -> Int {
-        WinogradStride2.workspaceCount(spec.geometry, blocking: blocking)
+    /// Passes of one image: the batch does not count.
+    static func workspaceCount(_ geometry: ConvolutionGeometry, groups: Int, _ context: PlanningContext) -> Int {
+        WinogradStride2.workspaceCount(geometry, blocking: context.kernels.blocking)
     }
 
     func run(_ io: ConvolutionIO, workspace: UnsafeMutablePointer<Float>, context: KernelContext, timer: inout PhaseTimer?) {

@@ -40,9 +40,9 @@ struct XnorConvolution: ConvolutionRoute {
     var poolsRows: Bool { false }
 
     /// One image's unfolded signs, `k × outH·outW`.
-    func workspaceCount(images: Int, blocking: Blocking) -> Int { Self.workspaceCount(spec.geometry) }
-
-    static func workspaceCount(_ g: ConvolutionGeometry) -> Int { g.k * g.spatial }
+    static func workspaceCount(_ geometry: ConvolutionGeometry, groups: Int, _ context: PlanningContext) -> Int {
+        geometry.k * geometry.spatial
+    }
 
     func run(_ io: ConvolutionIO, workspace: UnsafeMutablePointer<Float>, context: KernelContext, timer: inout PhaseTimer?) {
         let g = spec.geometry

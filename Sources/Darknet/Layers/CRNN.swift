@@ -125,10 +125,10 @@ extension CRNN: LayerType {
     }
 
     /// One image's unfolded input (the larger of the two convolutions' `k × H·W`) and the state.
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
+    func workspaceCount(_ layer: Layer, _ context: PlanningContext) -> Int {
         let plane = layer.input.height * layer.input.width
         let k = max(layer.input.channels, hidden) * size * size
-        return k * plane + hidden * plane + LayerRun.eachImageCount(layer, batch: batch)
+        return k * plane + hidden * plane + LayerRun.eachImageCount(layer, batch: context.batch)
     }
 
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {

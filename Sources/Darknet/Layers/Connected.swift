@@ -105,8 +105,8 @@ extension Connected: LayerType {
         return .connected(ConnectedWeights(weights: folded.weights, biases: folded.biases))
     }
 
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
-        LayerRun.eachImageCount(layer, batch: batch)
+    func workspaceCount(_ layer: Layer, _ context: PlanningContext) -> Int {
+        LayerRun.eachImageCount(layer, batch: context.batch)
     }
 
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {

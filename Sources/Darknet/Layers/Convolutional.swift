@@ -229,8 +229,8 @@ extension Convolutional: LayerType {
                                      rollingVariance: arrays[3], fold: batchNormFold))
     }
 
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
-        PreparedConvolution.workspaceCount(layer, self, method: method ?? .im2col, images: batch, kernels: kernels)
+    func workspaceCount(_ layer: Layer, _ context: PlanningContext) -> Int {
+        PreparedConvolution.workspaceCount(layer, self, context)
     }
 
     func bflops(_ layer: Layer) -> Double { bflops(input: layer.input, output: layer.output) }

@@ -57,8 +57,8 @@ extension DetectionLayer: LayerType {
         return ParsedLayer(kind: .detection(layer), input: context.input, output: context.input)
     }
 
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
-        LayerRun.eachImageCount(layer, batch: batch)
+    func workspaceCount(_ layer: Layer, _ context: PlanningContext) -> Int {
+        LayerRun.eachImageCount(layer, batch: context.batch)
     }
 
     var detectionHead: (any DetectionHeadLayer)? { self }

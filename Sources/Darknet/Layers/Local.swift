@@ -131,8 +131,8 @@ extension Local: LayerType {
     }
 
     /// The im2col columns (after one gathered image and its output in a batch).
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
-        size * size * layer.input.channels * layer.output.height * layer.output.width + LayerRun.eachImageCount(layer, batch: batch)
+    func workspaceCount(_ layer: Layer, _ context: PlanningContext) -> Int {
+        size * size * layer.input.channels * layer.output.height * layer.output.width + LayerRun.eachImageCount(layer, batch: context.batch)
     }
 
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {

@@ -243,10 +243,12 @@ extension Maxpool: LayerType {
         return ParsedLayer(kind: .maxpool(pool), input: context.input, output: output)
     }
 
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
-        guard depthChannels == nil else { return LayerRun.eachImageCount(layer, batch: batch) }
-        let planes = { (shape: TensorShape) in TensorShape(channels: shape.channels * batch, height: shape.height, width: shape.width) }
-        return scratchCount(input: planes(layer.input), output: planes(layer.output), threads: kernels.threads)
+    func workspaceCount(_ layer: Layer, _ context: PlanningContext) -> Int {
+        guard depthChannels == nil else { return LayerRun.eachImageCount(layer, batch: context.batch) }
+        let planes = { (shape: TensorShape) in
+            TensorShape(channels: shape.channels * context.batch, height: shape.height, width: shape.width)
+        }
+        return scratchCount(input: planes(layer.input), output: planes(layer.output), threads: context.kernels.threads)
     }
 
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {

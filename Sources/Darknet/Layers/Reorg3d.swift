@@ -67,8 +67,8 @@ extension Reorg3d: LayerType {
         return ParsedLayer(kind: .reorg3d(reorg), input: context.input, output: output)
     }
 
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
-        LayerRun.eachImageCount(layer, batch: batch)
+    func workspaceCount(_ layer: Layer, _ context: PlanningContext) -> Int {
+        LayerRun.eachImageCount(layer, batch: context.batch)
     }
 
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {

@@ -74,8 +74,8 @@ extension Softmax: LayerType {
                     output: context.input)
     }
 
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int {
-        LayerRun.eachImageCount(layer, batch: batch)
+    func workspaceCount(_ layer: Layer, _ context: PlanningContext) -> Int {
+        LayerRun.eachImageCount(layer, batch: context.batch)
     }
 
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {

@@ -37,9 +37,9 @@ protocol LayerType: Sendable, Hashable {
     /// Its parameters from the arrays `weightsParts` listed (`transposed`: the file is of the
     /// kind whose connected weights darknet transposes).
     func weights(_ layer: Layer, from arrays: consuming [[Float]], transposed: Bool) -> LayerWeights?
-    /// Floats of the network's one workspace the layer needs for `batch` images (a
-    /// convolution's under `method`).
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int
+    /// Floats of the network's one workspace the layer needs (`context`: the batch, the
+    /// kernels, a convolution's method).
+    func workspaceCount(_ layer: Layer, _ context: PlanningContext) -> Int
     /// darknet's BFLOPs for the layer (0 but for convolutions).
     func bflops(_ layer: Layer) -> Double
     /// Runs the layer on a batch; `timer` (profiling) gets a convolution's phases.
@@ -62,7 +62,7 @@ extension LayerType {
     func parameterCount(input: TensorShape) -> (count: Int, key: String)? { nil }
     func weightsParts(_ layer: Layer, next: Layer?) -> [WeightsPart] { [] }
     func weights(_ layer: Layer, from arrays: consuming [[Float]], transposed: Bool) -> LayerWeights? { nil }
-    func workspaceCount(_ layer: Layer, batch: Int, method: ConvolutionMethod?, kernels: KernelContext) -> Int { 0 }
+    func workspaceCount(_ layer: Layer, _ context: PlanningContext) -> Int { 0 }
     func bflops(_ layer: Layer) -> Double { 0 }
     /// The row of a layer darknet prints no line of its own for (AlexeyAB's `[empty]` prints
     /// `empty` alone): the section name in 24 columns, then the shapes, aligned with darknet's

@@ -75,8 +75,8 @@ public final class Network {
                               inPlaceShortcuts: inPlaceShortcuts)
         self.plan = plan
         self.fusedPools = Self.fusedPools(model: model, convolutions: prepared.convolutions, plan: plan)
-        let workspaceCount = Self.workspaceCount(for: model, methods: prepared.methods, batch: batch,
-                                                 kernels: prepared.options.kernels)
+        let workspaceCount = ConvolutionPlanner.workspaceCount(for: model, methods: prepared.methods, batch: batch,
+                                                               kernels: prepared.options.kernels)
         let inputFloats = batch > 1 ? batch * model.inputShape.count : 0
         let bytes = (plan.totalFloats + workspaceCount + inputFloats) * MemoryLayout<Float>.stride
         let limit = model.limits.maximumActivationBytes
@@ -99,16 +99,6 @@ public final class Network {
         }
         self.outputViews = Self.outputLayers(of: model).map { index in
             UnsafeBufferPointer(start: arena + plan.offsetOfLayer[index], count: model.layers[index].output.count * batch)
-        }
-    }
-
-    /// Floats of the one workspace a network of `batch` images needs when its convolutions run
-    /// `methods` (indexed by layer): the largest any layer needs (`LayerType.workspaceCount`:
-    /// im2col blocks, Winograd's transformed tiles, image-by-image copies of a batch).
-    static func workspaceCount(for model: ModelDescription, methods: [ConvolutionMethod?], batch: Int,
-                               kernels: KernelContext) -> Int {
-        model.layers.reduce(0) { count, layer in
-            max(count, layer.kind.type.workspaceCount(layer, batch: batch, method: methods[layer.index], kernels: kernels))
         }
     }
 

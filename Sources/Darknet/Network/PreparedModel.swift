@@ -1,7 +1,7 @@
 /// A model ready to run: its description, the options it runs under, and every layer's
 /// parameters, folded, each convolution prepared for its method (`PreparedConvolution`,
-/// chosen once by `ModelDescription.convolutionMethods`). `Network`s made from it share its
-/// weights, read-only; each has its own buffers.
+/// chosen once by `ConvolutionPlanner`). `Network`s made from it share its weights, read-only;
+/// each has its own buffers. Every init goes through `PreparedModelBuilder`.
 public struct PreparedModel: Sendable {
     public let model: ModelDescription
     public let options: ExecutionOptions
@@ -15,43 +15,34 @@ public struct PreparedModel: Sendable {
     /// counts). Throws when a layer that needs parameters has none of the right type.
     public init(model: ModelDescription, weights: consuming ModelWeights, options: ExecutionOptions = .init(),
                 batch: Int = 1) throws {
-        let methods = model.convolutionMethods(options, batch: batch)
+        var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
         var layers = weights.layers
-        var convolutions = [PreparedConvolution?](repeating: nil, count: model.layers.count)
-        var others = [LayerWeights?](repeating: nil, count: model.layers.count)
-        let shared = model.sharedConvolutions
-        var sources: [Int: LayerWeights] = [:]
         for layer in model.layers {
-            var parameters = layers.removeValue(forKey: layer.index)
-            if let source = shared[layer.index] { parameters = parameters ?? sources[source] }
-            if shared.values.contains(layer.index) { sources[layer.index] = parameters }
-            if case .convolutional(let conv) = layer.kind {
-                guard case .convolution(let plain) = parameters else {
-                    throw NetworkError.missingParameters(layer: layer.index, type: layer.typeName)
-                }
-                convolutions[layer.index] = PreparedConvolution(layer, conv, weights: plain, method: methods[layer.index]!,
-                                                                options: options)
-            } else {
-                others[layer.index] = parameters
-            }
+            guard let parameters = layers.removeValue(forKey: layer.index) else { continue }
+            try builder.add(layer, parameters)
         }
-        try self.init(model: model, options: options, convolutions: convolutions, weights: others)
+        self = try builder.build()
     }
 
-    /// Reads `path` and prepares each convolution as it is read (`WeightsReader`), planned for
-    /// `batch` images.
+    /// Reads `path` through `mmap` and prepares each convolution as it is read, releasing each
+    /// layer's pages of the file once it is prepared (`MappedFile`), planned for `batch` images.
     public init(model: ModelDescription, weightsFile path: String, options: ExecutionOptions = .init(),
                 batch: Int = 1) throws {
-        self = try WeightsReader.prepare(contentsOf: path, for: model, options: options, batch: batch)
+        let file = try MappedFile(path: path)
+        var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
+        try builder.read(file.bytes, file: path, consumed: file.release(upTo:))
+        self = try builder.build()
     }
 
     /// The same from the bytes of a weights file in memory; `file` names it in errors.
     public init(model: ModelDescription, weightsBytes bytes: UnsafeRawBufferPointer, file: String = "<weights>",
                 options: ExecutionOptions = .init(), batch: Int = 1) throws {
-        self = try WeightsReader.prepare(bytes, file: file, for: model, options: options, batch: batch)
+        var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
+        try builder.read(bytes, file: file, consumed: { _ in })
+        self = try builder.build()
     }
 
-    /// Checks that every layer with parameters has them, of its type.
+    /// Checks that every layer with parameters has them, of its type (`PreparedModelBuilder.build`).
     init(model: ModelDescription, options: ExecutionOptions, convolutions: [PreparedConvolution?],
          weights: [LayerWeights?]) throws {
         for layer in model.layers {

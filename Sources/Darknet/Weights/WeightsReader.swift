@@ -82,56 +82,6 @@ public enum WeightsReader {
         return weights
     }
 
-    /// Reads `path` into a `PreparedModel` planned for `batch` images under `options`, each
-    /// convolution prepared for its method as soon as it is read.
-    static func prepare(contentsOf path: String, for model: ModelDescription, options: ExecutionOptions,
-                        batch: Int) throws -> PreparedModel {
-        let file = try MappedFile(path: path)
-        return try prepare(file.bytes, file: path, for: model, options: options, batch: batch, consumed: file.release(upTo:))
-    }
-
-    static func prepare(_ bytes: UnsafeRawBufferPointer, file: String, for model: ModelDescription, options: ExecutionOptions,
-                        batch: Int, consumed: (Int) -> Void = { _ in }) throws -> PreparedModel {
-        let methods = model.convolutionMethods(options, batch: batch)
-        var convolutions = [PreparedConvolution?](repeating: nil, count: model.layers.count)
-        var others = [LayerWeights?](repeating: nil, count: model.layers.count)
-        // Layers transformed at load take their folded weights from a scratch buffer.
-        let transformed: Set<ConvolutionMethod?> = [.winograd, .winogradStride2]
-        // Convolutions whose parameters others share (`share_index`) keep a plain copy for them.
-        let shared = model.sharedConvolutions
-        var sources: [Int: ConvolutionWeights] = [:]
-        try walk(bytes, file: file, for: model, threads: options.threads, scratch: { transformed.contains(methods[$0.index]) },
-                 consumed: consumed) { layer, parameters in
-            guard case .convolutional(let conv) = layer.kind else {
-                if case .plain(let weights) = parameters { others[layer.index] = weights }
-                return
-            }
-            if shared.values.contains(layer.index) {
-                switch parameters {
-                case .plain(.convolution(let plain)): sources[layer.index] = plain
-                case .scratch(let plain, let biases): sources[layer.index] = ConvolutionWeights(weights: Array(plain), biases: biases)
-                case .plain: break
-                }
-            }
-            switch parameters {
-            case .plain(let weights):
-                guard case .convolution(let plain) = weights else { return }
-                convolutions[layer.index] = PreparedConvolution(layer, conv, weights: plain, method: methods[layer.index]!,
-                                                                options: options)
-            case .scratch(let plain, let biases):
-                let spec = ConvolutionSpec(layer, conv, biases: biases)
-                convolutions[layer.index] = methods[layer.index] == .winogradStride2
-                    ? .winogradStride2(WinogradStride2Convolution(spec, plain: plain, options: options))
-                    : .winograd(WinogradConvolution(spec, transforming: plain, options: options))
-            }
-        }
-        for (index, source) in shared {
-            guard case .convolutional(let conv) = model.layers[index].kind, let weights = sources[source] else { continue }
-            convolutions[index] = PreparedConvolution(model.layers[index], conv, weights: weights, method: methods[index]!, options: options)
-        }
-        return try PreparedModel(model: model, options: options, convolutions: convolutions, weights: others)
-    }
-
     /// What `walk` hands over for each layer with parameters: folded parameters, or a
     /// convolution's folded weights in the scratch buffer (valid during the call) and its biases.
     enum Parameters {

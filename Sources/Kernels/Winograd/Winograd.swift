@@ -110,10 +110,7 @@ package enum Winograd {
         @inline(__always) func G(_ g0: T, _ g1: T, _ g2: T) -> (T, T, T, T, T, T) {
             (g0 / 4, -(g0 + g1 + g2) / 6, -(g0 - g1 + g2) / 6, g0 / 24 + g1 / 12 + g2 / 6, g0 / 24 - g1 / 12 + g2 / 6, g2)
         }
-        let c0 = G(tap(0), tap(3), tap(6))
-        let c1 = G(tap(1), tap(4), tap(7))
-        let c2 = G(tap(2), tap(5), tap(8))
-        @inline(__always) func row(_ r: Int, _ a: T, _ b: T, _ c: T) {
+        forEachRow(G(tap(0), tap(3), tap(6)), G(tap(1), tap(4), tap(7)), G(tap(2), tap(5), tap(8))) { r, a, b, c in
             let t = G(a, b, c)
             store(r * 6, t.0)
             store(r * 6 + 1, t.1)
@@ -122,6 +119,14 @@ package enum Winograd {
             store(r * 6 + 4, t.4)
             store(r * 6 + 5, t.5)
         }
+    }
+
+    /// The second half of F(4×4)'s `G g Gᵀ`, for the load-time transform (in Double) and the
+    /// streamed one (in Float lanes) alike: `row(r, c0.r, c1.r, c2.r)` for each of the six
+    /// rows of `tmp = G g`, given its three columns (`G` down each column of taps).
+    @inline(__always)
+    static func forEachRow<T>(_ c0: (T, T, T, T, T, T), _ c1: (T, T, T, T, T, T), _ c2: (T, T, T, T, T, T),
+                              _ row: (Int, T, T, T) -> Void) {
         row(0, c0.0, c1.0, c2.0)
         row(1, c0.1, c1.1, c2.1)
         row(2, c0.2, c1.2, c2.2)

@@ -26,7 +26,8 @@ extension Winograd {
     /// transform (the timer's `im2col` phase), the products (`gemm`), the output transform with
     /// the epilogue (`epilogue`; streamed, it runs inside the products' blocks and is timed with them).
     /// Grids of many tile rows (`bandCount`) run in bands instead, each band's three phases on
-    /// one worker (`forwardInBands`); the timer gets the workers' mean time in each phase.
+    /// one worker (`runBands`); the timer gets the workers' mean time in each phase. `drive` runs
+    /// the passes or the bands of `Pass`.
     ///
     /// `pooled` (even output sizes, not streamed): a 2×2 stride-2 `[maxpool]` follows and the
     /// output transform pools each pair of output rows straight into it; `output` is then not
@@ -38,34 +39,22 @@ extension Winograd {
         precondition(pooled == nil || (!weights.isStreamed && g.outHeight % 2 == 0 && g.outWidth % 2 == 0),
                      "Winograd.forward: only pre-transformed products of even outputs are pooled")
         let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
-        if let bands = bandCount(g, streamed: weights.isStreamed, context.blocking) {
-            let phases = forwardInBands(g, bands: bands, input: input, images: images, weights: weights, output: output,
-                                        epilogue: epilogue, pooled: pooled, workspace: workspace, threads: context.threads,
-                                        timed: timer != nil)
-            timer?.lap(\.gemm, shares: (\.im2col, phases.im2col), (\.epilogue, phases.epilogue))
-            return
-        }
-        let (passImages, passRows) = blocking(g, images: images, streamed: weights.isStreamed, context.blocking)
-        var pass = Pass(geometry: PassGeometry(height: g.height, width: g.width, pad: g.pad, outHeight: g.outHeight,
-                                               outWidth: g.outWidth, firstTileRow: 0, tileRows: passRows,
-                                               tileColumns: grid.columns),
-                        channels: g.channels, filters: g.filters, images: passImages, input: input, weights: weights,
-                        output: output, epilogue: epilogue, pooled: pooled, workspace: workspace, threads: context.threads,
-                        slots: maximumWorkers)
-        for image in Swift.stride(from: 0, to: images, by: passImages) {
-            pass.input.base = input.plane(image: image, channel: 0)
-            pass.output.base = output.plane(image: image, channel: 0)
-            pass.epilogue.residual = epilogue.residual.map { $0 + output.base.distance(to: pass.output.base) }
-            if let pooled { pass.pooled?.base = pooled.plane(image: image, channel: 0) }
-            for first in Swift.stride(from: 0, to: grid.rows, by: passRows) {
-                pass.geometry.firstTileRow = first
-                pass.geometry.tileRows = min(passRows, grid.rows - first)
-                pass.run(timer: &timer)
-            }
-        }
+        drive(Pass(layer: g, tileColumns: grid.columns, weights: weights),
+              WinogradOperands(input: input, output: output, epilogue: epilogue, pooled: pooled), g, grid: grid,
+              images: images, schedule: schedule(g, images: images, streamed: weights.isStreamed, context.blocking),
+              workspace: workspace, threads: context.threads, timer: &timer)
     }
 
-    /// Bands an image's tile rows are cut into (`forwardInBands`) for a layer of this shape, or
+    /// How `drive` cuts a layer of this shape: in bands (`bandCount`) or in passes (`blocking`).
+    static func schedule(_ g: ConvolutionGeometry, images: Int, streamed: Bool, _ blocking: Blocking) -> Schedule {
+        if let bands = bandCount(g, streamed: streamed, blocking) {
+            return .bands(count: bands, perWorker: bandWorkspaceCount(g, bands: bands, streamed: streamed))
+        }
+        let pass = self.blocking(g, images: images, streamed: streamed, blocking)
+        return .passes(images: pass.images, tileRows: pass.tileRows)
+    }
+
+    /// Bands an image's tile rows are cut into (`Schedule.bands`) for a layer of this shape, or
     /// nil to run it in passes (`bandCount(tileRows:floatsPerTileRow:_:)`'s rule): a tile row
     /// takes V and M, or, streamed, V, its packed copy and one block of M.
     static func bandCount(_ g: ConvolutionGeometry, streamed: Bool, _ blocking: Blocking) -> Int? {
@@ -74,43 +63,11 @@ extension Winograd {
         return bandCount(tileRows: grid.rows, floatsPerTileRow: positions * perTile * grid.columns, blocking)
     }
 
-    /// Every image's tile rows cut into `bands` bands, each a one-worker pass of all three
-    /// phases in that worker's slice of `workspace` (`bandWorkspaceCount` floats each; `runBands`
-    /// says why). Returns, when `timed`, the workers' mean seconds in each phase.
-    static func forwardInBands(_ g: ConvolutionGeometry, bands: Int, input: TensorView, images: Int, weights: Weights,
-                               output: MutableTensorView, epilogue: Epilogue, pooled: MutableTensorView?,
-                               workspace: UnsafeMutablePointer<Float>, threads: Int, timed: Bool) -> ConvolutionPhases {
-        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
-        let perWorker = bandWorkspaceCount(g, bands: bands, streamed: weights.isStreamed)
-        return runBands(images: images, bands: bands, tileRows: grid.rows,
-                        work: images * g.filters * g.channels * grid.rows * grid.columns, threads: threads,
-                        timed: timed) { worker, image, rows, timer in
-            var pass = Pass(geometry: PassGeometry(height: g.height, width: g.width, pad: g.pad, outHeight: g.outHeight,
-                                                   outWidth: g.outWidth, firstTileRow: rows.lowerBound,
-                                                   tileRows: rows.count, tileColumns: grid.columns),
-                            channels: g.channels, filters: g.filters, images: 1, input: input, weights: weights,
-                            output: output, epilogue: epilogue, pooled: pooled,
-                            workspace: workspace + worker * perWorker, threads: 1, slots: 1)
-            pass.input.base = input.plane(image: image, channel: 0)
-            pass.output.base = output.plane(image: image, channel: 0)
-            pass.epilogue.residual = epilogue.residual.map { $0 + output.base.distance(to: pass.output.base) }
-            if let pooled { pass.pooled?.base = pooled.plane(image: image, channel: 0) }
-            pass.run(timer: &timer)
-        }
-    }
-
     /// Workspace floats of one worker's band, the largest of `bands`: a one-image pass with one
-    /// scratch slot (see `workspaceCount`).
+    /// scratch slot (`passWorkspaceCount`).
     static func bandWorkspaceCount(_ g: ConvolutionGeometry, bands: Int, streamed: Bool) -> Int {
-        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
-        let rows = (grid.rows + bands - 1) / bands
-        let tileCount = grid.columns * rows
-        let scratch = scratchCount(tileRows: rows, tileColumns: grid.columns, images: 1, outWidth: g.outWidth,
-                                   packedChannels: g.channels)
-        if streamed {
-            return 2 * positions * g.channels * tileCount + scratch + streamedPackedScratchCount(channels: g.channels, tileCount: tileCount)
-        }
-        return positions * (g.channels + g.filters) * tileCount + scratch
+        let rows = (tiles(outHeight: g.outHeight, outWidth: g.outWidth).rows + bands - 1) / bands
+        return passWorkspaceCount(g, images: 1, tileRows: rows, slots: 1, streamed: streamed)
     }
 
     /// Images and tile rows per pass: the whole batch when it fits `blocking.winogradFloats`,
@@ -128,20 +85,29 @@ extension Winograd {
         return (1, (grid.rows + passes - 1) / passes)
     }
 
-    /// Workspace floats `forward` needs: `V` (positions × C × a pass's tiles), then `M`
-    /// (positions × filters × those tiles) or, streamed, the tiles packed for the kernel and each
-    /// streamed worker's blocks; then each worker's scratch (`scratchCount`). A banded layer
-    /// needs `bandedWorkers` band workspaces instead (`bandWorkspaceCount`).
+    /// Workspace floats `forward` needs: a pass's (`passWorkspaceCount`, `maximumWorkers`
+    /// slots), or banded, `bandedWorkers` band workspaces (`bandWorkspaceCount`).
     package static func workspaceCount(_ g: ConvolutionGeometry, images: Int, streamed: Bool, blocking: Blocking) -> Int {
-        if let bands = bandCount(g, streamed: streamed, blocking) { return bandedWorkers * bandWorkspaceCount(g, bands: bands, streamed: streamed) }
-        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
-        let pass = self.blocking(g, images: images, streamed: streamed, blocking)
-        let tileCount = grid.columns * pass.tileRows * pass.images
-        let scratch = maximumWorkers * scratchCount(tileRows: pass.tileRows, tileColumns: grid.columns, images: pass.images,
-                                                    outWidth: g.outWidth, packedChannels: g.channels)
+        switch schedule(g, images: images, streamed: streamed, blocking) {
+        case .bands(_, let perWorker): bandedWorkers * perWorker
+        case .passes(let images, let tileRows):
+            passWorkspaceCount(g, images: images, tileRows: tileRows, slots: maximumWorkers, streamed: streamed)
+        }
+    }
+
+    /// Workspace floats of a pass of `images` images × `tileRows` tile rows with `slots` workers'
+    /// scratch (`Pass.run`'s layout): `V` (positions × C × the pass's tiles), then `M` (positions ×
+    /// filters × those tiles) or, streamed, the tiles packed for the kernel; then each slot's
+    /// scratch (`scratchCount`) and, streamed, the blocks of each streamed worker (at most
+    /// `streamedWorkers`, and no more than the slots).
+    static func passWorkspaceCount(_ g: ConvolutionGeometry, images: Int, tileRows: Int, slots: Int, streamed: Bool) -> Int {
+        let columns = tiles(outHeight: g.outHeight, outWidth: g.outWidth).columns
+        let tileCount = columns * tileRows * images
+        let scratch = slots * scratchCount(tileRows: tileRows, tileColumns: columns, images: images, outWidth: g.outWidth,
+                                           packedChannels: g.channels)
         if streamed {
             return 2 * positions * g.channels * tileCount + scratch
-                + streamedWorkers * streamedPackedScratchCount(channels: g.channels, tileCount: tileCount)
+                + min(slots, streamedWorkers) * streamedPackedScratchCount(channels: g.channels, tileCount: tileCount)
         }
         return positions * (g.channels + g.filters) * tileCount + scratch
     }
@@ -157,30 +123,27 @@ extension Winograd {
         return max(input, output, packedTiles) + 16
     }
 
-    /// One pass: `images` images × the geometry's tile rows, through the three phases.
-    struct Pass {
-        var geometry: PassGeometry
-        var channels, filters, images: Int
-        var input: TensorView
+    /// F(4×4)'s pass (`WinogradPass`): `images` images × a block of tile rows of `layer`,
+    /// through the three phases.
+    struct Pass: WinogradPass {
+        var layer: ConvolutionGeometry
+        var tileColumns: Int
         var weights: Weights
-        var output: MutableTensorView
-        var epilogue: Epilogue
-        var pooled: MutableTensorView?
-        var workspace: UnsafeMutablePointer<Float>
-        var threads: Int
-        /// Workers' scratch slots in `workspace` (`maximumWorkers`, or 1 for a band's pass).
-        var slots: Int
 
-        func run(timer: inout PhaseTimer?) {
-            let g = geometry, perImage = g.tileCount, tileCount = images * perImage
-            let (channels, filters, images) = (self.channels, self.filters, self.images)
+        func run(_ operands: WinogradOperands, images: Int, tileRows: Range<Int>, workspace: UnsafeMutablePointer<Float>,
+                 threads: Int, slots: Int, timer: inout PhaseTimer?) {
+            let g = PassGeometry(height: layer.height, width: layer.width, pad: layer.pad, outHeight: layer.outHeight,
+                                 outWidth: layer.outWidth, firstTileRow: tileRows.lowerBound, tileRows: tileRows.count,
+                                 tileColumns: tileColumns)
+            let perImage = g.tileCount, tileCount = images * perImage
+            let (channels, filters, weights) = (layer.channels, layer.filters, self.weights)
             let v = workspace
             // M, or streamed the packed tiles, follows V; the workers' scratch follows that.
             let m = v + positions * channels * tileCount
             let scratch = m + positions * (weights.isStreamed ? channels : filters) * tileCount
             let scratchSize = Winograd.scratchCount(tileRows: g.tileRows, tileColumns: g.tileColumns, images: images,
                                                     outWidth: g.outWidth, packedChannels: channels)
-            let input = self.input
+            let input = operands.input
             Parallel.forWorkers(of: images * channels, work: images * channels * perImage * 64, threads: threads,
                                 maximumWorkers: slots) { worker, range in
                 let rows = scratch + worker * scratchSize
@@ -192,7 +155,7 @@ extension Winograd {
             }
             timer?.lap(\.im2col)
 
-            let (output, epilogue, pooled) = (self.output, self.epilogue, self.pooled)
+            let (output, epilogue, pooled) = (operands.output, operands.epilogue, operands.pooled)
             switch weights {
             case .streamed(let panels, let kernel):
                 // Each image's tiles of every position packed once, then each worker's blocks of

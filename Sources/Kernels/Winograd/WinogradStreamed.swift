@@ -93,10 +93,8 @@ extension Winograd {
                 let g = UnsafeRawPointer(taps + c * panelFilters)
                 @inline(__always) func tap(_ t: Int) -> Lanes { (g + t * tapBytes).loadUnaligned(as: Lanes.self) }
                 let out = UnsafeMutableRawPointer(u + panelOffset(row: row, channel: c, rows: count, channels: channels))
-                let c0 = transformTaps(tap(0), tap(3), tap(6))
-                let c1 = transformTaps(tap(1), tap(4), tap(7))
-                let c2 = transformTaps(tap(2), tap(5), tap(8))
-                @inline(__always) func store(_ r: Int, _ a: Lanes, _ b: Lanes, _ c: Lanes) {
+                forEachRow(transformTaps(tap(0), tap(3), tap(6)), transformTaps(tap(1), tap(4), tap(7)),
+                           transformTaps(tap(2), tap(5), tap(8))) { r, a, b, c in
                     let t = transformTaps(a, b, c)
                     let base = out + 6 * r * positionBytes
                     base.storeBytes(of: t.0, as: Lanes.self)
@@ -106,12 +104,6 @@ extension Winograd {
                     (base + 4 * positionBytes).storeBytes(of: t.4, as: Lanes.self)
                     (base + 5 * positionBytes).storeBytes(of: t.5, as: Lanes.self)
                 }
-                store(0, c0.0, c1.0, c2.0)
-                store(1, c0.1, c1.1, c2.1)
-                store(2, c0.2, c1.2, c2.2)
-                store(3, c0.3, c1.3, c2.3)
-                store(4, c0.4, c1.4, c2.4)
-                store(5, c0.5, c1.5, c2.5)
             }
         }
     }

@@ -20,6 +20,12 @@ extension Winograd {
     /// are contiguous vectors (`phase[j % 4][tx + j / 4]`). The horizontal transforms are stored
     /// by row phase (r mod 4) too, so the rows that feed every tile row `ty` (`4·ty + i`) are
     /// again contiguous over all tiles: the vertical pass is a few long vector loops.
+    ///
+    /// Not inlined (nor `transformOutput`): each call transforms a whole plane, so the call
+    /// costs nothing, while inlined into a pass the transforms made it too large for the
+    /// optimizer to inline the SIMD loads and stores into it too, and every vector became a
+    /// call to the standard library's `loadUnaligned` (10% more time on yolov3-tiny).
+    @inline(never)
     static func transformInput(_ plane: UnsafePointer<Float>, _ g: PassGeometry,
                                into v: UnsafeMutablePointer<Float>, positionStride: Int, rows: UnsafeMutablePointer<Float>) {
         let tw = g.tileColumns
@@ -57,6 +63,7 @@ extension Winograd {
     ///
     /// Both passes run over all the images' tiles at once, so each position is one run of
     /// `images · tileCount` floats; a last pass interleaves the 4×4 tiles into rows.
+    @inline(never)
     static func transformOutput(_ m: UnsafePointer<Float>, _ g: PassGeometry, positionStride: Int, images: Int,
                                 filter: Int, output: MutableTensorView, epilogue: Epilogue, pooled: MutableTensorView?,
                                 rows: UnsafeMutablePointer<Float>) {

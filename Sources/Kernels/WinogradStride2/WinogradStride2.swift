@@ -108,37 +108,39 @@ package enum WinogradStride2 {
         max(positions * tileColumns, channels * passTiles) + 16
     }
 
-    /// Bands an image's tile rows are cut into (`forwardInBands`), or nil for passes whose
-    /// phases are each shared out (`Winograd.bandCount(tileRows:floatsPerTileRow:_:)`'s rule; a
-    /// tile row takes V and M).
+    /// Bands an image's tile rows are cut into (`Winograd.Schedule.bands`), or nil for passes
+    /// whose phases are each shared out (`Winograd.bandCount(tileRows:floatsPerTileRow:_:)`'s
+    /// rule; a tile row takes V and M).
     static func bandCount(_ g: ConvolutionGeometry, _ blocking: Blocking) -> Int? {
         let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
         return Winograd.bandCount(tileRows: grid.rows, floatsPerTileRow: positions * (g.channels + g.filters) * grid.columns,
                                   blocking)
     }
 
-    /// Tiles of the largest of `bands` bands.
-    static func bandTileCount(_ g: ConvolutionGeometry, bands: Int) -> Int {
-        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
-        return (grid.rows + bands - 1) / bands * grid.columns
+    /// How `Winograd.drive` cuts a layer of this shape: in bands (`bandCount`), each a pass of
+    /// the largest band's tile rows with one scratch slot, or in one-image passes of `passRows`.
+    static func schedule(_ g: ConvolutionGeometry, _ blocking: Blocking) -> Winograd.Schedule {
+        guard let bands = bandCount(g, blocking) else { return .passes(images: 1, tileRows: passRows(g, blocking)) }
+        let rows = (tiles(outHeight: g.outHeight, outWidth: g.outWidth).rows + bands - 1) / bands
+        return .bands(count: bands, perWorker: passWorkspaceCount(g, tileRows: rows, slots: 1))
     }
 
-    /// Workspace floats of one band, the largest of `bands`: its V and M and one scratch slot.
-    static func bandWorkspaceCount(_ g: ConvolutionGeometry, bands: Int) -> Int {
-        let bandTiles = bandTileCount(g, bands: bands)
-        return positions * (g.channels + g.filters) * bandTiles
-            + scratchCount(channels: g.channels, tileColumns: tiles(outHeight: g.outHeight, outWidth: g.outWidth).columns,
-                           passTiles: bandTiles)
-    }
-
-    /// Workspace floats `forward` needs: V and M of a pass, then each worker's scratch; banded,
+    /// Workspace floats `forward` needs: a pass's (`maximumWorkers` slots), or banded,
     /// `Winograd.bandedWorkers` band workspaces.
     package static func workspaceCount(_ g: ConvolutionGeometry, blocking: Blocking) -> Int {
-        if let bands = bandCount(g, blocking) { return Winograd.bandedWorkers * bandWorkspaceCount(g, bands: bands) }
-        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
-        let passTiles = passRows(g, blocking) * grid.columns
-        return positions * (g.channels + g.filters) * passTiles
-            + Winograd.maximumWorkers * scratchCount(channels: g.channels, tileColumns: grid.columns, passTiles: passTiles)
+        switch schedule(g, blocking) {
+        case .bands(_, let perWorker): Winograd.bandedWorkers * perWorker
+        case .passes(_, let tileRows): passWorkspaceCount(g, tileRows: tileRows, slots: Winograd.maximumWorkers)
+        }
+    }
+
+    /// Workspace floats of a one-image pass of `tileRows` tile rows with `slots` workers' scratch
+    /// (`Pass.run`'s layout): V and M, then each slot's scratch.
+    static func passWorkspaceCount(_ g: ConvolutionGeometry, tileRows: Int, slots: Int) -> Int {
+        let columns = tiles(outHeight: g.outHeight, outWidth: g.outWidth).columns
+        let tileCount = tileRows * columns
+        return positions * (g.channels + g.filters) * tileCount
+            + slots * scratchCount(channels: g.channels, tileColumns: columns, passTiles: tileCount)
     }
 
     /// One 3×3 stride-2 convolution of `images` images (`g.outHeight = (g.height + 2·g.pad − 3)/2 + 1`),
@@ -147,80 +149,43 @@ package enum WinogradStride2 {
     /// transform with the epilogue (`epilogue`). `u` is `transformWeights`' layout for `kernel`.
     /// Grids of many tile rows (`bandCount`) run in bands instead, each band's three phases on
     /// one worker (`Winograd.runBands` says why); the timer gets the workers' mean phases.
+    /// `Winograd.drive` runs the passes or the bands of `Pass`.
     package static func forward(_ g: ConvolutionGeometry, input: TensorView, images: Int, u: UnsafePointer<Float>,
                                 kernel: PackedGEMM.Kernel?, output: MutableTensorView, epilogue: Epilogue,
                                 workspace: UnsafeMutablePointer<Float>, context: KernelContext, timer: inout PhaseTimer?) {
         precondition(runs(g), "WinogradStride2.forward: \(g.size)×\(g.size) stride \(g.strideX)×\(g.strideY)")
         let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
-        if let bands = bandCount(g, context.blocking) {
-            let phases = forwardInBands(g, bands: bands, input: input, images: images, u: u, kernel: kernel, output: output,
-                                        epilogue: epilogue, workspace: workspace, threads: context.threads, timed: timer != nil)
-            timer?.lap(\.gemm, shares: (\.im2col, phases.im2col), (\.epilogue, phases.epilogue))
-            return
-        }
-        let rows = passRows(g, context.blocking)
-        var pass = Pass(geometry: g, tileColumns: grid.columns, firstTileRow: 0, tileRows: 0, input: input, output: output,
-                        epilogue: epilogue, u: u, kernel: kernel, workspace: workspace,
-                        scratchSize: scratchCount(channels: g.channels, tileColumns: grid.columns, passTiles: rows * grid.columns),
-                        threads: context.threads)
-        for image in 0..<images {
-            pass.input.base = input.plane(image: image, channel: 0)
-            pass.output.base = output.plane(image: image, channel: 0)
-            pass.epilogue.residual = epilogue.residual.map { $0 + output.base.distance(to: pass.output.base) }
-            for first in Swift.stride(from: 0, to: grid.rows, by: rows) {
-                pass.firstTileRow = first
-                pass.tileRows = min(rows, grid.rows - first)
-                pass.run(timer: &timer)
-            }
-        }
+        Winograd.drive(Pass(layer: g, tileColumns: grid.columns, u: u, kernel: kernel),
+                       WinogradOperands(input: input, output: output, epilogue: epilogue, pooled: nil), g, grid: grid,
+                       images: images, schedule: schedule(g, context.blocking), workspace: workspace,
+                       threads: context.threads, timer: &timer)
     }
 
-    /// Every image's tile rows in `bands` bands, each a one-worker pass of all three phases in
-    /// that worker's slice of `workspace` (`bandWorkspaceCount` floats each; `Winograd.runBands`
-    /// says why). Returns, when `timed`, the workers' mean seconds in each phase.
-    static func forwardInBands(_ g: ConvolutionGeometry, bands: Int, input: TensorView, images: Int, u: UnsafePointer<Float>,
-                               kernel: PackedGEMM.Kernel?, output: MutableTensorView, epilogue: Epilogue,
-                               workspace: UnsafeMutablePointer<Float>, threads: Int, timed: Bool) -> ConvolutionPhases {
-        let grid = tiles(outHeight: g.outHeight, outWidth: g.outWidth)
-        let perWorker = bandWorkspaceCount(g, bands: bands)
-        let scratchSize = scratchCount(channels: g.channels, tileColumns: grid.columns, passTiles: bandTileCount(g, bands: bands))
-        return Winograd.runBands(images: images, bands: bands, tileRows: grid.rows,
-                                 work: images * g.filters * g.channels * grid.rows * grid.columns, threads: threads,
-                                 timed: timed) { worker, image, rows, timer in
-            var pass = Pass(geometry: g, tileColumns: grid.columns, firstTileRow: rows.lowerBound, tileRows: rows.count,
-                            input: input, output: output, epilogue: epilogue, u: u, kernel: kernel,
-                            workspace: workspace + worker * perWorker, scratchSize: scratchSize, threads: 1)
-            pass.input.base = input.plane(image: image, channel: 0)
-            pass.output.base = output.plane(image: image, channel: 0)
-            pass.epilogue.residual = epilogue.residual.map { $0 + output.base.distance(to: pass.output.base) }
-            pass.run(timer: &timer)
-        }
-    }
-
-    /// One block of tile rows of one image through the three phases.
-    struct Pass {
-        var geometry: ConvolutionGeometry
-        var tileColumns, firstTileRow, tileRows: Int
-        var input: TensorView
-        var output: MutableTensorView
-        var epilogue: Epilogue
+    /// The stride-2 pass (`WinogradPass`): a block of tile rows of one image of `layer`
+    /// through the three phases.
+    struct Pass: WinogradPass {
+        var layer: ConvolutionGeometry
+        var tileColumns: Int
         var u: UnsafePointer<Float>
         var kernel: PackedGEMM.Kernel?
-        var workspace: UnsafeMutablePointer<Float>
-        var scratchSize: Int
-        var threads: Int
 
-        func run(timer: inout PhaseTimer?) {
-            let tileCount = tileRows * tileColumns
-            let (channels, filters, scratchSize) = (geometry.channels, geometry.filters, self.scratchSize)
+        func run(_ operands: WinogradOperands, images: Int, tileRows: Range<Int>, workspace: UnsafeMutablePointer<Float>,
+                 threads: Int, slots: Int, timer: inout PhaseTimer?) {
+            precondition(images == 1 && operands.pooled == nil, "WinogradStride2.Pass: one image, no pool")
+            let block = Block(geometry: layer, tileColumns: tileColumns, firstTileRow: tileRows.lowerBound,
+                              tileRows: tileRows.count, output: operands.output, epilogue: operands.epilogue)
+            let tileCount = block.tileRows * tileColumns
+            let (channels, filters) = (layer.channels, layer.filters)
+            let scratchSize = scratchCount(channels: channels, tileColumns: tileColumns, passTiles: tileCount)
+            let input = operands.input
             let v = workspace
             let m = v + positions * channels * tileCount
             let scratch = m + positions * filters * tileCount
             Parallel.forWorkers(of: channels, work: channels * tileCount * positions * 4, threads: threads,
-                                maximumWorkers: Winograd.maximumWorkers) { worker, range in
+                                maximumWorkers: slots) { worker, range in
                 for c in range {
-                    transformInput(input.plane(channel: c), into: v + c * tileCount, positionStride: channels * tileCount,
-                                   rows: scratch + worker * scratchSize)
+                    block.transformInput(input.plane(channel: c), into: v + c * tileCount, positionStride: channels * tileCount,
+                                         rows: scratch + worker * scratchSize)
                 }
             }
             timer?.lap(\.im2col)
@@ -229,13 +194,21 @@ package enum WinogradStride2 {
                                  scratchSize: scratchSize, threads: threads)
             timer?.lap(\.gemm)
             Parallel.forWorkers(of: filters, work: filters * tileCount * positions * 4, threads: threads,
-                                maximumWorkers: Winograd.maximumWorkers) { worker, range in
+                                maximumWorkers: slots) { worker, range in
                 for f in range {
-                    transformOutput(m + f * tileCount, positionStride: filters * tileCount, filter: f,
-                                    rows: scratch + worker * scratchSize)
+                    block.transformOutput(m + f * tileCount, positionStride: filters * tileCount, filter: f,
+                                          rows: scratch + worker * scratchSize)
                 }
             }
             timer?.lap(\.epilogue)
         }
+    }
+
+    /// The tile rows one pass covers, which the transforms (`WinogradStride2Transforms.swift`) read.
+    struct Block {
+        var geometry: ConvolutionGeometry
+        var tileColumns, firstTileRow, tileRows: Int
+        var output: MutableTensorView
+        var epilogue: Epilogue
     }
 }

@@ -1,11 +1,14 @@
 // The stride-2 transforms (`WinogradStride2`): both run eight tiles at a time in
 // `SIMD8<Float>` lanes where the tiles lie inside the image, with the same operations in the
 // same order as the one-tile code at the edges, so a tile's values do not depend on where it falls.
-extension WinogradStride2.Pass {
+extension WinogradStride2.Block {
     /// One channel's tiles of this pass: `V[ξ][tile]` at `v + ξ·positionStride + tile`. Each of
     /// a tile row's 5 input rows is transformed along x into `rows` (row r's position q at
     /// `(r·5 + q)·tileColumns + column`), then the 5 rows are combined down each column of
     /// tiles, contiguously along the tile row.
+    ///
+    /// Not inlined into the pass (nor `transformOutput`), as `Winograd.transformInput` says why.
+    @inline(never)
     func transformInput(_ plane: UnsafePointer<Float>, into v: UnsafeMutablePointer<Float>, positionStride: Int,
                         rows: UnsafeMutablePointer<Float>) {
         let tc = tileColumns, window = WinogradStride2.window
@@ -100,6 +103,7 @@ extension WinogradStride2.Pass {
     /// `(k·5 + q)·tileColumns + column`), then along x, 2 output rows a tile row, each finished
     /// by the epilogue. Along x, eight tiles whose outputs lie inside the row are finished
     /// together and interleaved into 16 outputs.
+    @inline(never)
     func transformOutput(_ m: UnsafePointer<Float>, positionStride: Int, filter f: Int, rows: UnsafeMutablePointer<Float>) {
         let tc = tileColumns, window = WinogradStride2.window
         let (outHeight, outWidth) = (geometry.outHeight, geometry.outWidth)
