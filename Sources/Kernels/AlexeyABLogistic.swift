@@ -7,13 +7,13 @@
 /// cubic in `r`. On CPUs with FMA (x86-64 since 2013, arm64) glibc runs a build of it where the
 /// compiler fused `k` and `r` into multiply-adds, `r = fma(x, 32/ln 2, −k)`; that `r` changes
 /// the result for 2 of the 2.24·10⁹ Floats below 88.7 in magnitude (−63.09946 and 32.564632),
-/// its fused cubic for none (both checked against every Float, 2026-11-27). `reference` is
+/// its fused cubic for none (both checked against every Float). `reference` is
 /// that fused build; this machine's `expf` gave its bits for every Float in range.
 ///
 /// The vector path is glibc's unfused build (baseline x86-64 has no FMA instruction). Its
 /// `expf` differs from the fused one for those two Floats only, and there the logistics agree
 /// (1 + e absorbs the difference): over every Float below 87 in magnitude the two logistics
-/// have the same bits (checked 2026-11-27). A block with an input beyond ±87 or NaN (where
+/// have the same bits (checked once over all of them). A block with an input beyond ±87 or NaN (where
 /// `expf(−x)` overflows, underflows or leaves the table's range) is computed by `reference`.
 /// `AlexeyABLogisticTests` checks every 61st Float and those two against it.
 package enum AlexeyABLogistic {

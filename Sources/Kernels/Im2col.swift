@@ -93,8 +93,8 @@ package enum Im2col {
             if stride == 1 && runLength >= 64 {
                 target.update(from: source, count: runLength)
             } else if stride == 1 {
-                // Short rows (yolov3's 13×13 layers): a plain loop; a memmove call per 13 floats
-                // took the unfold of a 4608 × 169 matrix from 0.5 to 1.5 ms.
+                // Short rows (yolov3's 13×13 layers): a plain loop, since a memmove call per
+                // row of 13 floats costs more than the copy (3× the unfold's time, docs/bench-log.md).
                 for i in 0..<runLength { target[i] = source[i] }
             } else if stride == 2 {
                 // yolov3's downsampling layers; a constant stride lets the copy vectorise.

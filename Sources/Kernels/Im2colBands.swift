@@ -7,13 +7,13 @@
 /// workspace, multiplies it with one single-threaded sgemm (`filters × k` · `k × band`) and
 /// finishes it (bias, activation, and the 2×2 pool that follows when there is one), while the
 /// band is still in its caches. The whole-matrix path instead writes the unfolded block to
-/// memory, reads it back in the GEMM, and writes the output before the epilogue reads it again:
-/// bands took yolov3-tiny's first layer from 5.1 to 3.5 ms, and its forward pass 4.7% (docs/bench-log.md).
+/// memory, reads it back in the GEMM, and writes the output before the epilogue reads it: on
+/// yolov3-tiny's first layer bands save about a third of the layer's time (docs/bench-log.md).
 ///
 /// Each band's product is OpenBLAS's direct kernel where there is one (AVX-512 cores): it reads
-/// the band where it lies, and with the tensors on cache lines it ran the 3×3/2 layers on 16
-/// and 32 channels (`k` = 144, 288) in 0.81–0.93 of the packed kernel's time (docs/bench-log.md,
-/// 2026-11-28). Without it, a band of at least `packedMinimumK` rows is multiplied by the packed
+/// the band where it lies, without packing it, which on the 3×3/2 layers of 16 and 32 channels
+/// (`k` = 144, 288) beats packing it for the packed kernel (docs/bench-log.md). Without it, a
+/// band of at least `packedMinimumK` rows is multiplied by the packed
 /// kernel (`PackedGEMM`) on weights packed at load, `packedColumnBlock` columns at a time, each
 /// block packed by OpenBLAS's own copy routine into the worker's scratch (as
 /// `GEMM.multiplyPacked` does); shallower bands by `cblas_sgemm`.
@@ -34,8 +34,9 @@ package enum Im2colBands {
     ///
     /// The most rows that fit in `bandFloats`, cut down to `outHeight / bandMinimumCount` rows
     /// where bands that short still hold `bandMinimumColumns` columns, so that the workers share
-    /// them evenly: yolov7-tiny's first layer (208 output rows) fitted 5 bands of 46 rows, 3 on
-    /// one worker and 2 on the other; it now runs 35 bands of 6 (docs/bench-log.md).
+    /// them evenly: a few large bands split unevenly between two workers (5 bands of 46 rows
+    /// on yolov7-tiny's first layer: 3 on one, 2 on the other), many small ones do not
+    /// (docs/bench-log.md).
     package static func bandRows(_ g: ConvolutionGeometry, _ blocking: Blocking) -> Int? {
         let even = { (rows: Int) in rows >= 2 ? rows & ~1 : rows }
         let most = even(max(1, blocking.bandFloats / max(1, g.k * g.outWidth)))
@@ -58,8 +59,7 @@ package enum Im2colBands {
     static func packedScratchCount(_ g: ConvolutionGeometry) -> Int { packedColumnBlock * min(g.k, PackedGEMM.kBlock) }
 
     /// Columns of a band packed and multiplied at a time (two panels of an AVX-512 kernel; 37 KB
-    /// at `k` = 288): 128 ran alike and took 1.2 MB more workspace on yolov3 (docs/bench-log.md,
-    /// measured while AVX-512 cores still packed such bands; they now take the direct kernel).
+    /// at `k` = 288): larger blocks ran no faster and take more workspace (docs/bench-log.md).
     static let packedColumnBlock = 32
 
     /// Fewest matrix rows (`k`) for which bands take weights packed at load and the packed

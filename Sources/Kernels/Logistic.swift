@@ -16,8 +16,8 @@ import Darwin
 /// same Float, libm's quotient, which lies between them, rounds to it too. A block with a lane
 /// that fails the test (about one element in 37,000 does) or an input beyond ±80 or NaN (where
 /// the result is 0, 1 or subnormal) is computed by the reference. So the bits never depend on
-/// the polynomial: all 2³² Floats gave the reference's bits (a standalone run of this code,
-/// 2026-11-24), and `LogisticTests` checks every 61st. It takes half the time of the scalar
+/// the polynomial: all 2³² Floats gave the reference's bits (a standalone run of this code),
+/// and `LogisticTests` checks every 61st. It takes half the time of the scalar
 /// formula (docs/bench-log.md).
 package enum Logistic {
     /// `output[i] = logistic(input[i])` for `i < count`; `output` may be `input`. Split across

@@ -86,8 +86,8 @@ package enum PackedGEMM {
     /// (0.3.21's `KERNEL.SKYLAKEX`, which `KERNEL.COOPERLAKE` and `KERNEL.SAPPHIRERAPIDS`
     /// include). A DYNAMIC_ARCH library exports the symbol for every core, but for the others it
     /// is `generic/gemm_small_matrix_kernel_nn.c`, a plain triple loop: on `Haswell` and `Zen`
-    /// the layers it took ran 20–35 times slower than on their packed kernel (yolov7-tiny's
-    /// first layer 85 against 2.5 ms, docs/bench-log.md), so there `direct` is nil.
+    /// the layers it took ran 20–35 times slower than on their packed kernel (docs/bench-log.md),
+    /// so there `direct` is nil.
     static let smallKernelCores: Set<String> = ["SKYLAKEX", "COOPERLAKE", "SAPPHIRERAPIDS"]
 
     /// Rows and columns of a product are cut at multiples of this (panel boundaries of every

@@ -21,13 +21,12 @@ import Darwin
 /// columns, bands), so on an idle machine worker `w` of two back-to-back jobs gets the same part
 /// of the tensor both times and reads what it wrote itself, from its own caches. Pieces handed
 /// out first come, first served went to either core, and a core reads another's data at a
-/// third of the speed when the two share no cache (docs/bench-log.md, 2026-11-27, fifth session).
+/// third of the speed when the two share no cache (docs/bench-log.md).
 ///
 /// A helper that finds no piece spins for `spinNanoseconds` waiting for the next job before it
 /// sleeps, so the back-to-back loops of a forward pass (three or so per convolution) start on
 /// every core at once; `DispatchQueue.concurrentPerform` woke its second worker several
-/// microseconds late, and a forward pass runs hundreds of such loops (docs/bench-log.md,
-/// 2026-11-24).
+/// microseconds late, and a forward pass runs hundreds of such loops (docs/bench-log.md).
 ///
 /// One job runs at a time: a job submitted while another thread's job runs (two networks
 /// forwarding at once, or a nested loop) runs on `concurrentPerform` instead, with the workers

@@ -41,11 +41,9 @@ struct PointwiseConvolution: ConvolutionRoute {
     /// True when a layer of group shape `g` multiplies with the direct kernel where there is one:
     /// at most 128 channels, and at most 128 filters unless the grid has `directWideGrid` pixels
     /// or more. It saves packing the input, which the packed kernel shares among fewer products
-    /// the fewer filters there are; yolov7-tiny's 1×1 layers of 32 and 64 filters on 64 and 128
-    /// channels ran 8–20% faster with it, its layers with more channels 0–9% slower
-    /// (docs/bench-log.md, 2026-11-27), and 6–30% slower again once the tensors sat on cache
-    /// lines. With up to 128 channels and 255–512 filters it ran 0.92–0.95 of the time on
-    /// 52×52 and 104×104 grids (yolov7-tiny's 52×52 head 0.89) but 1.04–1.05 on 26×26 (2026-11-28).
+    /// the fewer filters there are. Above 128 channels it loses to the packed kernel; with many
+    /// filters it wins only on large grids, where each packed input would serve few products
+    /// for its size (yolov7-tiny's 1×1 layers, measured both ways: docs/bench-log.md).
     static func runsDirect(_ g: ConvolutionGeometry) -> Bool {
         g.channels <= 128 && (g.filters <= 128 || g.spatial >= directWideGrid)
     }

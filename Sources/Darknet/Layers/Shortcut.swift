@@ -161,8 +161,8 @@ public struct Shortcut: Sendable, Hashable {
         activation.apply(output, count: shape.count, threads: threads)
     }
 
-    /// Same shapes: element by element, split across the workers (yolov3's 23 shortcuts took
-    /// about 6 ms on one core; each element's sum is the same whatever the split).
+    /// Same shapes: element by element, split across the workers (yolov3's 23 shortcuts add up
+    /// to milliseconds on one core; each element's sum is the same whatever the split).
     func forward(input: UnsafePointer<Float>, source: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int,
                  threads: Int) {
         let (alpha, beta) = (self.alpha, self.beta)

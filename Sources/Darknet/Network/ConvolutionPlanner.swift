@@ -19,8 +19,7 @@ public struct ConvolutionPlanner: Sendable {
 
     /// Fewest input channels for which `auto` gives a stride-2 layer the stride-2 Winograd: its
     /// products are K = channels deep, and at 32 channels they lose to im2col's bands (K = 288,
-    /// OpenBLAS's direct kernel) what the 36/25 fewer multiplications gain (docs/bench-log.md,
-    /// 2026-11-27).
+    /// OpenBLAS's direct kernel) what the 36/25 fewer multiplications gain (docs/bench-log.md).
     public static let stride2WinogradMinimumChannels = 64
     /// Bytes `auto` may always spend on transformed weights, whatever the budget says.
     public static let winogradMemoryFloor = 32 << 20
@@ -31,17 +30,17 @@ public struct ConvolutionPlanner: Sendable {
     /// What `auto` may spend on transformed weights whatever twice the parameters leave:
     /// `winogradMemoryFloor`, or for a small model (`smallModelBytes`) 4× its `parameters`: a
     /// small model's process is mostly fixed costs (runtime, OpenBLAS, the photo), and 4× lets
-    /// every layer of yolov3-tiny take weights transformed at load, 6% faster on its large
-    /// grids than streamed and 10% on its small ones (docs/bench-log.md).
+    /// every layer of yolov3-tiny take weights transformed at load, which run faster than
+    /// streamed ones on every grid (docs/bench-log.md).
     public static func winogradAllowance(parameters: Int) -> Int {
         parameters <= smallModelBytes ? max(winogradMemoryFloor, 4 * parameters) : winogradMemoryFloor
     }
 
     /// Memory a running process holds besides the parameters, the activation arena and the
     /// workspace: the Swift runtime, OpenBLAS's buffers, thread stacks, the decoded photo, its
-    /// letterboxed copy and the decoded candidates; the last ones grow with the input. Measured
-    /// with `detect` of yolov3 at 416, 608 and 800 (docs/bench-log.md, 2026-11-23): about
-    /// 33.6 MB + 45 bytes per input pixel, so 36 MiB + 48 bytes a pixel keeps a few MB in hand.
+    /// letterboxed copy and the decoded candidates; the last ones grow with the input. `detect`
+    /// of yolov3 at 416, 608 and 800 held about 33.6 MB + 45 bytes per input pixel
+    /// (docs/bench-log.md), so 36 MiB + 48 bytes a pixel keeps a few MB in hand.
     public var processReserveBytes: Int { (36 << 20) + 48 * model.inputShape.width * model.inputShape.height }
 
     /// Bytes of parameters darknet stores for the model (the `.weights` file after its header).

@@ -111,7 +111,7 @@ public final class Network {
     /// `count` floats starting on a cache line (64 bytes), so that the plan's offsets, rounded to
     /// `MemoryPlan.alignment`, are cache lines too. `UnsafeMutablePointer.allocate` only
     /// promises a Float's alignment; glibc gave 16 bytes past a line, and OpenBLAS's 64-byte
-    /// loads of every tensor then each straddled two lines (docs/bench-log.md, 2026-11-28).
+    /// loads of every tensor then each straddled two lines (docs/bench-log.md).
     static func allocateOnCacheLines(_ count: Int) -> UnsafeMutablePointer<Float> {
         UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride,
                                          alignment: MemoryPlan.alignment * MemoryLayout<Float>.stride)

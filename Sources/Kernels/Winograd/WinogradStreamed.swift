@@ -111,8 +111,8 @@ extension Winograd {
     /// `G (g0, g1, g2)` of F(4×4), `Winograd.kernelF4`'s `g0/4, −(g0 + g1 + g2)/6,
     /// −(g0 − g1 + g2)/6, g0/24 + g1/12 + g2/6, g0/24 − g1/12 + g2/6, g2`, in Float with the
     /// shared sums taken once (`g0 + g2`, `g0/24 + g2/6`) and the divisions as products with the
-    /// reciprocals: 6 additions and 6 products where the written-out form takes 8 and 7
-    /// (yolov3's 26×26 layer transformed 0.69 → 0.57 ms on one core). It rounds differently from
+    /// reciprocals: 6 additions and 6 products where the written-out form takes 8 and 7, which
+    /// shows in the streamed layers' transform time (docs/bench-log.md). It rounds differently from
     /// the Double transform of pre-transformed F(4×4) by an ulp or so.
     @inline(__always)
     static func transformTaps(_ g0: SIMD4<Float>, _ g1: SIMD4<Float>, _ g2: SIMD4<Float>)
