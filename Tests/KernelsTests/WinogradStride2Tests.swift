@@ -86,22 +86,10 @@ final class WinogradStride2Tests: XCTestCase {
         for kernel in Self.kernels {
             for c in Self.cases {
                 for images in [1, 2] {
-                    let plane = c.channels * c.height * c.width, outPlane = c.filters * c.outHeight * c.outWidth
-                    // Images padded apart by 5 floats (3 at the output) to prove the strides are honoured.
-                    let input = (0..<(images * (plane + 5))).map { _ in generator.uniform(-1, 1) }
-                    let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
-                    let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
-                    let output = run(c, kernel: kernel, images: images, input: input, inputStride: plane + 5,
-                                     outputStride: outPlane + 3, weights: weights, biases: biases, blocking: blocking)
-                    for b in 0..<images {
-                        let image = Array(input[(b * (plane + 5))..<(b * (plane + 5) + plane)])
-                        let (reference, magnitude) = naive(c, image, weights)
-                        for i in 0..<outPlane {
-                            let expected = reference[i] + biases[i / (c.outHeight * c.outWidth)]
-                            XCTAssertEqual(output[b * (outPlane + 3) + i], expected, accuracy: 1e-5 * (magnitude[i] + 1),
-                                           "packed \(kernel != nil) \(c) image \(b) at \(i), \(blocking.winogradFloats) floats")
-                        }
-                        XCTAssertTrue(output[b * (outPlane + 3) + outPlane].isNaN, "\(c): wrote past image \(b)")
+                    NaiveConvolutionCheck.check(geometry: c.geometry, stride: 2, images: images, generator: &generator,
+                                                "packed \(kernel != nil) \(c), \(blocking.winogradFloats) floats") {
+                        run(c, kernel: kernel, images: images, input: $0, inputStride: $1, outputStride: $2, weights: $3,
+                            biases: $4, blocking: blocking)
                     }
                 }
             }
@@ -214,17 +202,6 @@ final class WinogradStride2Tests: XCTestCase {
                 }
             }
         }
-    }
-
-    /// The naive convolution of one CHW image, and the sum of |products| behind each output.
-    private func naive(_ c: Case, _ image: [Float], _ weights: [Float]) -> (values: [Float], magnitude: [Float]) {
-        let reference = ReferenceConvolution.forward(input: image, channels: c.channels, height: c.height, width: c.width,
-                                                     weights: weights, filters: c.filters, size: 3, stride: 2, pad: c.pad,
-                                                     groups: 1)
-        let magnitude = ReferenceConvolution.forward(input: image.map(abs), channels: c.channels, height: c.height,
-                                                     width: c.width, weights: weights.map(abs), filters: c.filters, size: 3,
-                                                     stride: 2, pad: c.pad, groups: 1)
-        return (reference, magnitude)
     }
 
     /// `WinogradStride2.forward` on `images` CHW images `inputStride` floats apart (default:

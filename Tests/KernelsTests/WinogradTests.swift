@@ -115,22 +115,10 @@ final class WinogradTests: XCTestCase {
             // Streamed weights take whole panels of 4 filters (`Winograd.streams`).
             for c in Self.cases where held != .streamed || c.filters % 4 == 0 {
                 for images in [1, 2] {
-                    let plane = c.channels * c.height * c.width, outPlane = c.filters * c.outHeight * c.outWidth
-                    // CHW images padded apart by 5 floats (3 at the output) to prove the strides are honoured.
-                    let input = (0..<(images * (plane + 5))).map { _ in generator.uniform(-1, 1) }
-                    let weights = (0..<(c.filters * c.channels * 9)).map { _ in generator.uniform(-1, 1) }
-                    let biases = (0..<c.filters).map { _ in generator.uniform(-1, 1) }
-                    let output = run(c, held, images: images, input: input, inputStride: plane + 5,
-                                     outputStride: outPlane + 3, weights: weights, biases: biases, blocking: blocking)
-                    for b in 0..<images {
-                        let image = Array(input[(b * (plane + 5))..<(b * (plane + 5) + plane)])
-                        let (reference, magnitude) = naive(c, image, weights)
-                        for i in 0..<outPlane {
-                            let expected = reference[i] + biases[i / (c.outHeight * c.outWidth)]
-                            XCTAssertEqual(output[b * (outPlane + 3) + i], expected, accuracy: 1e-5 * (magnitude[i] + 1),
-                                           "\(held) \(c) image \(b) at \(i), \(blocking.winogradFloats) floats a pass")
-                        }
-                        XCTAssertTrue(output[b * (outPlane + 3) + outPlane].isNaN, "\(held) \(c): wrote past image \(b)")
+                    NaiveConvolutionCheck.check(geometry: c.geometry, stride: 1, images: images, generator: &generator,
+                                                "\(held) \(c), \(blocking.winogradFloats) floats a pass") {
+                        run(c, held, images: images, input: $0, inputStride: $1, outputStride: $2, weights: $3, biases: $4,
+                            blocking: blocking)
                     }
                 }
             }
@@ -264,17 +252,6 @@ final class WinogradTests: XCTestCase {
         }
         let small = Case(channels: 16, height: 16, width: 16, filters: 16, pad: 1)
         XCTAssertEqual(Winograd.blocking(small.geometry, images: 3, streamed: false, Blocking()).images, 3)
-    }
-
-    /// The naive convolution of one CHW image, and the sum of |products| behind each output.
-    private func naive(_ c: Case, _ image: [Float], _ weights: [Float]) -> (values: [Float], magnitude: [Float]) {
-        let reference = ReferenceConvolution.forward(input: image, channels: c.channels, height: c.height, width: c.width,
-                                                     weights: weights, filters: c.filters, size: 3, stride: 1, pad: c.pad,
-                                                     groups: 1)
-        let magnitude = ReferenceConvolution.forward(input: image.map(abs), channels: c.channels, height: c.height,
-                                                     width: c.width, weights: weights.map(abs), filters: c.filters, size: 3,
-                                                     stride: 1, pad: c.pad, groups: 1)
-        return (reference, magnitude)
     }
 
     /// `Winograd.forward` on `images` CHW images `inputStride` floats apart (default: packed),
