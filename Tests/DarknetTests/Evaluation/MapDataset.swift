@@ -18,6 +18,9 @@ import XCTest
 ///     MODEL/difficult.txt      images/difficult_NAME.png, parallel to valid.txt (`difficult=`)
 ///     MODEL/images/NAME.png, NAME.txt, difficult_NAME.txt
 ///
+/// The PNGs are encoded once into `png/` beside the models' folders and hard-linked into each
+/// (a `root` whose `png/` holds other images must be emptied first).
+///
 /// As in AlexeyAB's VOC lists (scripts/voc_label_difficult.py), a `difficult=` path names no
 /// image: darknet reads only its label file (`replace_image_to_label`, then `read_boxes`).
 /// Every path is absolute: darknet opens them relative to its working folder.
@@ -72,7 +75,9 @@ struct MapDataset {
     /// (Fixtures/map) on synthetic weights (seed 1), written into `folder`.
     static func models(in folder: URL, file: StaticString = #filePath, line: UInt = #line) throws -> [Model] {
         let fetched = try String(contentsOfFile: TestData.cfg("yolov3-tiny", file: file, line: line), encoding: .utf8)
-        guard let net = fetched.range(of: "[net]\n") else { throw CocoaError(.fileReadCorruptFile) }
+        guard let net = fetched.range(of: "[net]\n") else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "cfg/yolov3-tiny.cfg has no '[net]' line"])
+        }
         var yolov3 = fetched
         yolov3.insert(contentsOf: "letter_box=1\n", at: net.upperBound)
         let coco = try String(contentsOfFile: TestData.path("data/coco.names", file: file, line: line), encoding: .utf8)
@@ -112,11 +117,16 @@ struct MapDataset {
         let imageFolder = folder.appendingPathComponent("images")
         try FileManager.default.createDirectory(at: imageFolder, withIntermediateDirectories: true)
         func write(_ text: String, _ url: URL) throws { try Data(text.utf8).write(to: url) }
-        let byName = Dictionary(uniqueKeysWithValues: (labels?.images ?? []).map { ($0.name, $0) })
+        let byName = Dictionary((labels?.images ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let encoded = root.appendingPathComponent("png")
+        try FileManager.default.createDirectory(at: encoded, withIntermediateDirectories: true)
         var valid = "", difficult = ""
         for entry in images {
             let png = imageFolder.appendingPathComponent("\(entry.name).png")
-            try entry.image.write(to: png.path)
+            let shared = encoded.appendingPathComponent("\(entry.name).png")
+            if !FileManager.default.fileExists(atPath: shared.path) { try entry.image.write(to: shared.path) }
+            try? FileManager.default.removeItem(at: png)
+            try FileManager.default.linkItem(at: shared, to: png)
             valid += png.path + "\n"
             difficult += imageFolder.appendingPathComponent("difficult_\(entry.name).png").path + "\n"
             guard let labels else { continue }

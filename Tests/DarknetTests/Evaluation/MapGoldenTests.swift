@@ -200,6 +200,7 @@ final class MapGoldenTests: XCTestCase {
     /// Every model's set in `root`, and `manifest.json`.
     private func writeSet(to root: URL, labels folder: URL?) throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try? FileManager.default.removeItem(at: root.appendingPathComponent("png"))
         let images = try MapDataset.images()
         var models: [[String: Any]] = []
         for model in try MapDataset.models(in: root) {
