@@ -69,32 +69,33 @@ struct MapDataset {
         return String(format: "%016llx", SyntheticWeights.fnv1a64(bytes))
     }
 
-    /// The goldens' models: pjreddie's yolov3-tiny (fetched cfg and weights) with
+    /// The goldens' models, in the order the oracle runs them.
+    static let modelNames = ["yolov3-tiny-letterbox", "v4-tiny", "v7-tiny"]
+
+    /// One of `modelNames`: pjreddie's yolov3-tiny (fetched cfg and weights) with
     /// `letter_box=1` added to `[net]` (so AlexeyAB's darknet letterboxes it, and the engine
-    /// reads it in his dialect), and the project's yolov4-tiny- and yolov7-tiny-shaped cfgs
-    /// (Fixtures/map) on synthetic weights (seed 1), written into `folder`.
-    static func models(in folder: URL, file: StaticString = #filePath, line: UInt = #line) throws -> [Model] {
-        let fetched = try String(contentsOfFile: TestData.cfg("yolov3-tiny", file: file, line: line), encoding: .utf8)
-        guard let net = fetched.range(of: "[net]\n") else {
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "cfg/yolov3-tiny.cfg has no '[net]' line"])
+    /// reads it in his dialect), or the project's yolov4-tiny- and yolov7-tiny-shaped cfgs
+    /// (Fixtures/map, 3 and 4 classes) on synthetic weights (seed 1), written into `folder`.
+    static func model(_ name: String, in folder: URL, file: StaticString = #filePath, line: UInt = #line) throws -> Model {
+        if name == "yolov3-tiny-letterbox" {
+            let fetched = try String(contentsOfFile: TestData.cfg("yolov3-tiny", file: file, line: line), encoding: .utf8)
+            guard let net = fetched.range(of: "[net]\n") else {
+                throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "cfg/yolov3-tiny.cfg has no '[net]' line"])
+            }
+            var cfg = fetched
+            cfg.insert(contentsOf: "letter_box=1\n", at: net.upperBound)
+            let coco = try String(contentsOfFile: TestData.path("data/coco.names", file: file, line: line), encoding: .utf8)
+                .split(separator: "\n").map(String.init)
+            return Model(name: name, cfg: cfg, weights: URL(fileURLWithPath: try TestData.path("yolov3-tiny.weights", file: file, line: line)),
+                         names: coco, syntheticChecksum: nil)
         }
-        var yolov3 = fetched
-        yolov3.insert(contentsOf: "letter_box=1\n", at: net.upperBound)
-        let coco = try String(contentsOfFile: TestData.path("data/coco.names", file: file, line: line), encoding: .utf8)
-            .split(separator: "\n").map(String.init)
-        var models = [Model(name: "yolov3-tiny-letterbox", cfg: yolov3,
-                            weights: URL(fileURLWithPath: try TestData.path("yolov3-tiny.weights", file: file, line: line)),
-                            names: coco, syntheticChecksum: nil)]
-        for (name, classes) in [("v4-tiny", 3), ("v7-tiny", 4)] {
-            let cfg = try String(contentsOf: TestData.fixture("map/\(name).cfg", file: file, line: line), encoding: .utf8)
-            let description = try ModelDescription(text: cfg, file: "\(name).cfg")
-            let bytes = SyntheticWeights.bytes(for: description, seed: 1)
-            let weights = folder.appendingPathComponent("\(name).weights")
-            try Data(bytes).write(to: weights)
-            models.append(Model(name: name, cfg: cfg, weights: weights, names: (0..<classes).map { "class\($0)" },
-                                syntheticChecksum: String(format: "%016llx", SyntheticWeights.fnv1a64(bytes))))
-        }
-        return models
+        let classes = name == "v4-tiny" ? 3 : 4
+        let cfg = try String(contentsOf: TestData.fixture("map/\(name).cfg", file: file, line: line), encoding: .utf8)
+        let bytes = SyntheticWeights.bytes(for: try ModelDescription(text: cfg, file: "\(name).cfg"), seed: 1)
+        let weights = folder.appendingPathComponent("\(name).weights")
+        try Data(bytes).write(to: weights)
+        return Model(name: name, cfg: cfg, weights: weights, names: (0..<classes).map { "class\($0)" },
+                     syntheticChecksum: String(format: "%016llx", SyntheticWeights.fnv1a64(bytes)))
     }
 
     /// The label files' lines of one model (Fixtures/map/MODEL-labels.json: lines as darknet's

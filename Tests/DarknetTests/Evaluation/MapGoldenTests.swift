@@ -75,7 +75,7 @@ final class MapGoldenTests: XCTestCase {
         XCTAssertTrue(golden.reference.hasPrefix("AlexeyAB darknet "), golden.reference)
         let labels = try JSONDecoder().decode(MapDataset.Labels.self, from: Data(contentsOf: TestData.fixture("map/\(name)-labels.json")))
         let folder = try TestData.temporaryFolder(self)
-        guard let model = try MapDataset.models(in: folder).first(where: { $0.name == name }) else { return XCTFail("no model \(name)") }
+        let model = try MapDataset.model(name, in: folder)
         let images = try MapDataset.images()
         XCTAssertEqual(images.map(\.name), golden.images.map(\.name))
         for (entry, expected) in zip(images, golden.images) {
@@ -171,7 +171,7 @@ final class MapGoldenTests: XCTestCase {
             var images: [Golden.Image]
         }
         let manifest = try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: root.appendingPathComponent("manifest.json")))
-        XCTAssertEqual(manifest.models.map(\.name), ["yolov3-tiny-letterbox", "v4-tiny", "v7-tiny"])
+        XCTAssertEqual(manifest.models.map(\.name), MapDataset.modelNames)
         for model in manifest.models {
             let golden = try JSONDecoder().decode(Golden.self, from: Data(contentsOf: TestData.fixture("map/\(model.name).json")))
             let labels = try JSONDecoder().decode(MapDataset.Labels.self,
@@ -203,7 +203,7 @@ final class MapGoldenTests: XCTestCase {
         try? FileManager.default.removeItem(at: root.appendingPathComponent("png"))
         let images = try MapDataset.images()
         var models: [[String: Any]] = []
-        for model in try MapDataset.models(in: root) {
+        for model in try MapDataset.modelNames.map({ try MapDataset.model($0, in: root) }) {
             let labels = try folder.map { folder in
                 try JSONDecoder().decode(MapDataset.Labels.self,
                                          from: Data(contentsOf: folder.appendingPathComponent("\(model.name)-labels.json")))
