@@ -84,6 +84,20 @@ final class DetectionEvaluationTests: XCTestCase {
         XCTAssertTrue(report.precision(ofClass: 0) == 0)
     }
 
+    /// Equal probabilities keep the order the images and NMS gave them (glibc's `qsort` is a
+    /// merge sort): a false positive added first ranks first and halves the precision.
+    func testTiesKeepTheirOrder() {
+        var evaluation = DetectionEvaluation(classes: 1)
+        evaluation.add(candidates: [candidate(box(0.8, 0.8), [0.6])], truth: [])
+        evaluation.add(candidates: [candidate(box(0.2, 0.2), [0.6])], truth: [LabelBox(classId: 0, box: box(0.2, 0.2))])
+        // Ranks FP, TP: precision 0 then 1/2 at recall 0 then 1; area 1 · 1/2.
+        XCTAssertEqual(evaluation.report(points: 0).averagePrecisions[0], 0.5, accuracy: 1e-12)
+        var reversed = DetectionEvaluation(classes: 1)
+        reversed.add(candidates: [candidate(box(0.2, 0.2), [0.6])], truth: [LabelBox(classId: 0, box: box(0.2, 0.2))])
+        reversed.add(candidates: [candidate(box(0.8, 0.8), [0.6])], truth: [])
+        XCTAssertEqual(reversed.report(points: 0).averagePrecisions[0], 1, accuracy: 1e-12)
+    }
+
     func testNoDetectionsGiveZeroNotATrap() {
         var evaluation = DetectionEvaluation(classes: 3)
         evaluation.add(candidates: [], truth: [LabelBox(classId: 2, box: box(0.5, 0.5))])
