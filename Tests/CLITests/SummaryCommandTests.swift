@@ -20,8 +20,9 @@ final class SummaryCommandTests: XCTestCase {
         ])
     }
 
-    /// An AlexeyAB-dialect detector: the first thing only his parser reads, the fitting his
-    /// `detector test` uses, and the last head's nms_kind, each with its line.
+    /// An AlexeyAB-dialect detector: the first thing only his parser reads, that the table is
+    /// his darknet's, the fitting his `detector test` uses, and the last head's nms_kind, each
+    /// with its line.
     func testAlexeyABChoicesAreSaid() throws {
         let folder = try CLI.temporaryFolder(self)
         let cfg = folder.appendingPathComponent("v4.cfg")
@@ -46,8 +47,9 @@ final class SummaryCommandTests: XCTestCase {
         """.write(to: cfg, atomically: true, encoding: .utf8)
         let result = try CLI.run(["summary", cfg.path])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(result.stdout.split(separator: "\n").suffix(3), [
+        XCTAssertEqual(result.stdout.split(separator: "\n").suffix(4), [
             "dialect   AlexeyAB (key 'mosaic' at \(cfg.path):5)",
+            "table     AlexeyAB's darknet's (parse_network_cfg_custom's lines at batch 1, as his detector test prints them)",
             "input     stretch (no letter_box in an AlexeyAB cfg (key 'mosaic' at line 5): detector test resizes)",
             "nms       greedynms (nms_kind of the last [yolo] (layer 1, line 12))",
         ])
@@ -161,7 +163,8 @@ final class SummaryCommandTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("\n   31 detection\n"), result.stdout)
     }
 
-    /// AlexeyAB's dilated (`3 x 3/ 1(2)`) and anisotropic (`3x 3/ 2x 1`) convolution rows.
+    /// AlexeyAB's dilated (`3 x 3/ 1(2)`) and anisotropic (`3x 3/ 2x 1`) convolution rows, in his
+    /// table (a `dilation` makes the cfg his).
     func testDilationAndStrideXYRows() throws {
         let folder = try CLI.temporaryFolder(self)
         let cfg = folder.appendingPathComponent("alexeyab.cfg")
@@ -169,8 +172,12 @@ final class SummaryCommandTests: XCTestCase {
             .write(to: cfg, atomically: true, encoding: .utf8)
         let result = try CLI.run(["summary", cfg.path])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stdout.contains("    0 conv      4  3 x 3/ 1(2)  32 x  32 x   3   ->    32 x  32 x   4  0.000 BFLOPs\n"), result.stdout)
-        XCTAssertTrue(result.stdout.contains("    1 conv      4  3x 3/ 2x 1   32 x  32 x   4   ->    16 x  32 x   4  0.000 BFLOPs\n"), result.stdout)
+        XCTAssertTrue(result.stdout.hasPrefix("""
+               layer   filters  size/strd(dil)      input                output
+               0 conv      4       3 x 3/ 1(2)  32 x  32 x   3 ->   32 x  32 x   4 0.000 BF
+               1 conv      4       3x 3/ 2x 1   32 x  32 x   4 ->   16 x  32 x   4 0.000 BF
+            Total BFLOPS 0.000 \n
+            """), result.stdout)
     }
 
     func testBadCfgIsOneLineWithFileAndLine() throws {

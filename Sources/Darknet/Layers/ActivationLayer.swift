@@ -27,9 +27,10 @@ extension ActivationLayer: LayerType {
         activation.apply(run.output, count: run.outputCount, threads: run.threads)
     }
 
-    /// `make_activation_layer`'s line, `Activation Layer: %d inputs`, then the activation.
+    /// `make_activation_layer`'s line, `Activation Layer: %d inputs`; in pjreddie's layout the
+    /// activation follows.
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
-        String(format: "Activation Layer: %d inputs", layer.input.count) + " (\(activation.cfgName))"
+        String(format: "Activation Layer: %d inputs", layer.input.count) + (dialect == .alexeyAB ? "" : " (\(activation.cfgName))")
     }
 
     func optionsSummary(_ layer: Layer) -> String { activation.cfgName }

@@ -35,9 +35,12 @@ extension Avgpool: LayerType {
         forward(input: run.input, inputShape: run.planes(run.layer.input), output: run.output)
     }
 
-    /// `make_avgpool_layer`'s line: `avg`, the input, and the output's channels.
+    /// `make_avgpool_layer`'s line: `avg`, the input, and the output's channels (AlexeyAB's:
+    /// `avg                          %4d x%4d x%4d ->   %4d`).
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
         let (i, o) = (layer.input, layer.output)
-        return String(format: "avg                     %4d x%4d x%4d   ->  %4d", i.width, i.height, i.channels, o.channels)
+        let format = dialect == .alexeyAB ? "avg                          %4d x%4d x%4d ->   %4d"
+                                          : "avg                     %4d x%4d x%4d   ->  %4d"
+        return String(format: format, i.width, i.height, i.channels, o.channels)
     }
 }

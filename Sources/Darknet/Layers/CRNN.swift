@@ -169,10 +169,29 @@ extension CRNN: LayerType {
         }
     }
 
-    /// AlexeyAB's `make_crnn_layer` line: input height × width × channels, output filters.
+    /// His `l.bflops`: the Float sum of his three convolutions' (`make_crnn_layer`).
+    func alexeyABBflops(_ layer: Layer) -> Float { convolutionRows(layer).reduce(Float(0)) { $0 + $1.bflops } }
+
+    /// AlexeyAB's `make_crnn_layer` line: input height × width × channels, output filters; in
+    /// his dialect then the lines his `make_convolutional_layer` prints for the input, self and
+    /// output convolutions, without an index.
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
         let i = layer.input
-        return String(format: "CRNN Layer: %d x %d x %d image, %d filters", i.height, i.width, i.channels, outputFilters)
+        let row = String(format: "CRNN Layer: %d x %d x %d image, %d filters", i.height, i.width, i.channels, outputFilters)
+        guard dialect == .alexeyAB else { return row }
+        return ([row] + convolutionRows(layer).map(\.row)).joined(separator: "\n")
+    }
+
+    /// The three convolutions' rows in AlexeyAB's table and their BFLOPs (stride 1, one group).
+    private func convolutionRows(_ layer: Layer) -> [(row: String, bflops: Float)] {
+        convolutions(inputChannels: layer.input.channels).map { inputs, filters in
+            let input = TensorShape(channels: inputs, height: layer.input.height, width: layer.input.width)
+            let output = TensorShape(channels: filters, height: layer.output.height, width: layer.output.width)
+            let bflops = AlexeyABTable.convolutionBflops(filters: filters, inputChannels: inputs, groups: 1, size: size, output: output)
+            let row = AlexeyABTable.convolution(kind: "conv  ", filters: filters, groups: 1, size: size, strideX: 1, strideY: 1,
+                                                dilation: 1, input: input, output: output, bflops: bflops)
+            return (row, bflops)
+        }
     }
 
     func optionsSummary(_ layer: Layer) -> String { "hidden \(hidden) \(size)x\(size) \(activation.cfgName)" }

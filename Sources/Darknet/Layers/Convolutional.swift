@@ -241,10 +241,24 @@ extension Convolutional: LayerType {
         convolution.route.run(io, workspace: run.workspace, context: run.context, timer: &timer)
     }
 
-    /// `make_convolutional_layer`'s line: `conv  %5d %2d x%2d /%2d  `, the shapes, `%5.3f BFLOPs`;
-    /// AlexeyAB's `%2dx%2d/%2dx%2d` when stride_y differs from stride_x and `%2d x%2d/%2d(%1d)`
-    /// with a dilation; his table marks an XNOR layer `convX`.
+    /// His `l.bflops`: darknet's, divided by 32 for an XNOR layer (`make_convolutional_layer`).
+    func alexeyABBflops(_ layer: Layer) -> Float {
+        let value = AlexeyABTable.convolutionBflops(filters: filters, inputChannels: layer.input.channels, groups: groups,
+                                                    size: size, output: layer.output)
+        return xnor ? value / 32 : value
+    }
+
+    /// `make_convolutional_layer`'s line: pjreddie's `conv  %5d %2d x%2d /%2d  `, the shapes,
+    /// `%5.3f BFLOPs` (with AlexeyAB's `%2dx%2d/%2dx%2d` when stride_y differs from stride_x,
+    /// `%2d x%2d/%2d(%1d)` with a dilation and `convX` for XNOR); AlexeyAB's own
+    /// (`AlexeyABTable.convolution`) in his dialect.
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        if dialect == .alexeyAB {
+            let kind = xnor ? (binOutput ? "convXB" : "convX ") : sharesWeightsOf != nil ? "convS " : "conv  "
+            return AlexeyABTable.convolution(kind: kind, filters: filters, groups: groups, size: size, strideX: stride,
+                                             strideY: strideY, dilation: dilation, input: layer.input, output: layer.output,
+                                             bflops: alexeyABBflops(layer))
+        }
         let kernel: String
         if strideY != stride {
             kernel = String(format: "conv  %5d %2dx%2d/%2dx%2d ", filters, size, size, stride, strideY)

@@ -20,4 +20,8 @@ extension Empty: LayerType {
     func forward(_ run: LayerRun, timer: inout PhaseTimer?) {
         if run.output != run.input { run.output.update(from: run.input, count: run.outputCount) }
     }
+
+    /// AlexeyAB's parser prints `empty ` (for `[silence]` too); pjreddie's layout has no line
+    /// for it (`LayerType.namedRow`).
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { dialect == .alexeyAB ? "empty " : namedRow(layer) }
 }

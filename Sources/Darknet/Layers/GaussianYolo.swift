@@ -10,6 +10,8 @@ import YOLO
 public struct GaussianYolo: Sendable, Hashable {
     public var head: GaussianYOLOHead
     public var nmsKind: NMSKind = .default
+    /// Training settings AlexeyAB's table shows; inference ignores them.
+    public var loss = YoloLossSettings()
 
     static let honouredKeys: Set<String> = ["mask", "anchors", "classes", "num", "scale_x_y", "yolo_point", "nms_kind",
                                             "beta_nms"]
@@ -29,7 +31,7 @@ public struct GaussianYolo: Sendable, Hashable {
         }
         let head = GaussianYOLOHead(anchors: yolo.head.anchors, mask: yolo.head.mask, classes: yolo.head.classes,
                                     scaleXY: yolo.scaleXY, point: point)
-        return GaussianYolo(head: head, nmsKind: try NMSKind.parse(section, acceptsCorners: true))
+        return GaussianYolo(head: head, nmsKind: try NMSKind.parse(section, acceptsCorners: true), loss: yolo.loss)
     }
 
     /// Channels the input must have: `mask.count · (9 + classes)`.
@@ -77,8 +79,14 @@ extension GaussianYolo: LayerType {
         forward(input: run.input, output: run.output, shape: run.stacked(run.layer.output), threads: run.threads)
     }
 
-    /// The section's name alone, as AlexeyAB spells it, like `[yolo]`'s row.
-    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { "Gaussian_yolo" }
+    /// AlexeyAB's row, `parse_gaussian_yolo`'s line: `[Gaussian_yolo] ` + the loss settings +
+    /// `, scale: %2.2f, point: %d` (his `YOLO_POINT`: center 1, left_top 2, right_bottom 4). In
+    /// pjreddie's layout (never a cfg's: the section is his) the name alone, like `[yolo]`'s row.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        guard dialect == .alexeyAB else { return "Gaussian_yolo" }
+        let point = [GaussianYOLOHead.Point.center: 1, .leftTop: 2, .rightBottom: 4][head.point] ?? 1
+        return "[Gaussian_yolo] " + loss.described + String(format: ", scale: %2.2f, point: %d", Double(head.scaleXY), point)
+    }
 
     func optionsSummary(_ layer: Layer) -> String { "classes \(head.classes)" }
 }

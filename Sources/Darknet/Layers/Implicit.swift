@@ -69,8 +69,12 @@ extension Implicit: LayerType {
         }
     }
 
-    /// AlexeyAB's `make_implicit_layer` line: filters × atoms.
-    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { String(format: "implicit Layer: %d x %d", filters, atoms) }
+    /// AlexeyAB's `make_implicit_layer` line: filters × atoms, in his dialect then
+    /// ` \t mean=%.2f, std=%.2f `.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        String(format: "implicit Layer: %d x %d", filters, atoms)
+            + (dialect == .alexeyAB ? String(format: " \t mean=%.2f, std=%.2f ", Double(mean), Double(std)) : "")
+    }
 
     func optionsSummary(_ layer: Layer) -> String { "\(filters)x\(atoms)" }
 }

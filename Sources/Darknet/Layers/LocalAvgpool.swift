@@ -60,11 +60,19 @@ extension LocalAvgpool: LayerType {
                 outputShape: run.planes(run.layer.output))
     }
 
-    /// `[maxpool]`'s row named `avg`: `avg          %d x %d / %d  ` and the shapes (AlexeyAB's
-    /// `make_maxpool_layer` builds both; pjreddie's table, whose layout the rows follow, has
-    /// no local average pool).
+    /// His `l.bflops`, a maxpool's (`make_maxpool_layer` builds both).
+    func alexeyABBflops(_ layer: Layer) -> Float {
+        AlexeyABTable.poolBflops(size: pool.size, input: layer.input, output: layer.output)
+    }
+
+    /// AlexeyAB's `make_maxpool_layer` line for it, named `avg` (`AlexeyABTable.pool`); in
+    /// pjreddie's layout, which has no local average pool, `[maxpool]`'s row named `avg`.
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
-        String(format: "avg          %d x %d / %d  ", pool.size, pool.size, pool.stride) + layer.tableShapes
+        if dialect == .alexeyAB {
+            return AlexeyABTable.pool("avg", size: pool.size, strideX: pool.stride, strideY: pool.strideY, input: layer.input,
+                                      output: layer.output)
+        }
+        return String(format: "avg          %d x %d / %d  ", pool.size, pool.size, pool.stride) + layer.tableShapes
     }
 
     func optionsSummary(_ layer: Layer) -> String { "\(pool.size)x\(pool.size)/\(pool.stride)" }

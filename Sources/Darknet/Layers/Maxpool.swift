@@ -260,9 +260,17 @@ extension Maxpool: LayerType {
         }
     }
 
-    /// `make_maxpool_layer`'s line: `max          %d x %d / %d  ` and the shapes (AlexeyAB's
-    /// `max-depth` for `maxpool_depth`).
+    /// His `l.bflops`: `size² · C · outH · outW / 1e9` (`make_maxpool_layer`).
+    func alexeyABBflops(_ layer: Layer) -> Float { AlexeyABTable.poolBflops(size: size, input: layer.input, output: layer.output) }
+
+    /// `make_maxpool_layer`'s line: pjreddie's `max          %d x %d / %d  ` and the shapes
+    /// (`max-depth` for AlexeyAB's `maxpool_depth`); AlexeyAB's own, with his BFLOPs, in his
+    /// dialect (`AlexeyABTable.pool`).
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        if dialect == .alexeyAB {
+            return AlexeyABTable.pool(depthChannels == nil ? "max" : "max-depth", size: size, strideX: stride, strideY: strideY,
+                                      input: layer.input, output: layer.output)
+        }
         let format = depthChannels == nil ? "max          %d x %d / %d  " : "max-depth    %d x %d / %d  "
         return String(format: format, size, size, stride) + layer.tableShapes
     }

@@ -100,9 +100,11 @@ extension Reorg: LayerType {
         run.eachImage { forward(input: $0, inputShape: run.layer.input, output: $1) }
     }
 
-    /// `make_reorg_layer`'s line: `reorg              /%2d  ` and the shapes.
+    /// `make_reorg_layer`'s line: `reorg              /%2d  ` and the shapes. AlexeyAB's parser
+    /// reads `[reorg]` as his `reorg_old` layer: `make_reorg_old_layer`'s
+    /// `reorg_old              /%2d  ` and the shapes.
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
-        String(format: "reorg              /%2d  ", stride) + layer.tableShapes
+        String(format: dialect == .alexeyAB ? "reorg_old              /%2d  " : "reorg              /%2d  ", stride) + layer.tableShapes
     }
 
     /// `/2`, then ` reverse`.

@@ -76,9 +76,12 @@ extension Reorg3d: LayerType {
         run.eachImage { forward(input: $0, output: $1, spaceShape: space) }
     }
 
-    /// `[reorg]`'s line named `reorg3d`: `reorg3d            /%2d  ` and the shapes.
+    /// `[reorg]`'s line named `reorg3d`: `reorg3d            /%2d  ` and the shapes. AlexeyAB's
+    /// parser builds `[reorg3d]` with his `make_reorg_layer`: `reorg                    /%2d `
+    /// and his shapes.
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
-        String(format: "reorg3d            /%2d  ", stride) + layer.tableShapes
+        guard dialect == .alexeyAB else { return String(format: "reorg3d            /%2d  ", stride) + layer.tableShapes }
+        return String(format: "reorg                    /%2d ", stride) + AlexeyABTable.shapes(layer.input, layer.output)
     }
 
     /// `/2`, then ` reverse`.

@@ -87,8 +87,17 @@ extension Route: LayerType {
         }
     }
 
-    /// `make_route_layer`'s line: `route ` then ` %d` for each source.
-    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { "route " + sources.map { " \($0)" }.joined() }
+    /// `make_route_layer`'s line: `route ` then ` %d` for each source. AlexeyAB's
+    /// `parse_route` goes on: ` \t    ` (more than 3 sources), ` \t            ` (2 or 3) or
+    /// ` \t\t            ` (1), 11 spaces, `group_id/groups` or 3 spaces, ` -> %4d x%4d x%4d `.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        let row = "route " + sources.map { " \($0)" }.joined()
+        guard dialect == .alexeyAB else { return row }
+        let gap = sources.count > 3 ? " \t    " : sources.count > 1 ? " \t            " : " \t\t            "
+        let o = layer.output
+        return row + gap + String(repeating: " ", count: 11) + (groups > 1 ? "\(groupID)/\(groups)" : "   ")
+            + String(format: " -> %4d x%4d x%4d ", o.width, o.height, o.channels)
+    }
 
     /// `layers 85 61`, then ` group 1/2` with AlexeyAB's `groups`.
     func optionsSummary(_ layer: Layer) -> String {

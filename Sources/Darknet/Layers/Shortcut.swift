@@ -44,6 +44,9 @@ public struct Shortcut: Sendable, Hashable {
     public var sources: [Int]
     public var weightsType: WeightsType = .none
     public var normalization: Normalization = .none
+    /// The output shapes of `sources`, in order (for AlexeyAB's table, which names the ones
+    /// that differ from the previous layer's).
+    public var sourceShapes: [TensorShape] = []
 
     static let keys: Set<String> = ["from", "activation", "alpha", "beta", "weights_type", "weights_normalization"]
     /// Keys read and honoured; the other `keys` are training-only (ignored) or `rejectedKeys`.
@@ -184,6 +187,7 @@ extension Shortcut: LayerType {
         var shortcut = try parse(section, index: context.index)
         shortcut.activation = context.dialect.activation(shortcut.activation)
         let sourceShapes = shortcut.sources.map { context.layers[$0].output }
+        shortcut.sourceShapes = sourceShapes
         guard let output = shortcut.outputShape(input: context.input, sourceShapes: sourceShapes) else {
             let listed = zip(shortcut.sources, sourceShapes).map { "layer \($0.0) (\($0.1))" }.joined(separator: ", ")
             throw CfgError.shapeMismatch(section.location("from"), layer: context.index, detail: shortcut.isMultilayer
@@ -217,9 +221,33 @@ extension Shortcut: LayerType {
         }
     }
 
-    /// `make_shortcut_layer`'s line: `res  %3d                ` (the first source) and the shapes.
+    /// His `l.bflops`: `outW · outH · outC · n / 1e9` for `n` sources, twice that with weights
+    /// (`make_shortcut_layer`).
+    func alexeyABBflops(_ layer: Layer) -> Float {
+        let o = layer.output
+        let value = AlexeyABTable.bflops(product: [o.width, o.height, o.channels, sources.count])
+        return weightsType == .none ? value : value * 2
+    }
+
+    /// `make_shortcut_layer`'s line: pjreddie's `res  %3d                ` (the first source) and
+    /// the shapes. AlexeyAB's: `Shortcut Layer: ` and `%d, ` for each source, ` wt = %d, wn =
+    /// %d, outputs:%4d x%4d x%4d %5.3f BF` (his `WEIGHTS_TYPE_T` and `WEIGHTS_NORMALIZATION_T`
+    /// numbers), then `parse_shortcut`'s ` (%4d x%4d x%4d) + (%4d x%4d x%4d) ` line for each
+    /// source whose shape differs from the previous layer's.
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
-        String(format: "res  %3d                ", source) + layer.tableShapes
+        guard dialect == .alexeyAB else { return String(format: "res  %3d                ", source) + layer.tableShapes }
+        let types: [WeightsType] = [.none, .perFeature, .perChannel]
+        let norms: [Normalization] = [.none, .relu, .softmax]
+        let o = layer.output, i = layer.input
+        var row = "Shortcut Layer: " + sources.map { "\($0), " }.joined()
+        row += String(format: " wt = %d, wn = %d, outputs:%4d x%4d x%4d ", types.firstIndex(of: weightsType) ?? 0,
+                      norms.firstIndex(of: normalization) ?? 0, o.width, o.height, o.channels)
+        row += AlexeyABTable.bflops(alexeyABBflops(layer))
+        for shape in sourceShapes where shape != i {
+            row += String(format: "\n (%4d x%4d x%4d) + (%4d x%4d x%4d) ", i.width, i.height, i.channels,
+                          shape.width, shape.height, shape.channels)
+        }
+        return row
     }
 
     /// `from 33`, `from 5,9` with AlexeyAB's several sources, then a non-linear activation.

@@ -94,9 +94,13 @@ extension Upsample: LayerType {
     }
 
     /// `make_upsample_layer`'s line: `upsample           %2dx  ` and the shapes (`downsample`
-    /// for a negative stride).
+    /// for a negative stride); AlexeyAB's is 5 columns wider, with his shapes.
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
-        String(format: reverse ? "downsample         %2dx  " : "upsample           %2dx  ", stride) + layer.tableShapes
+        guard dialect == .alexeyAB else {
+            return String(format: reverse ? "downsample         %2dx  " : "upsample           %2dx  ", stride) + layer.tableShapes
+        }
+        return String(format: reverse ? "downsample              %2dx  " : "upsample                %2dx  ", stride)
+            + AlexeyABTable.shapes(layer.input, layer.output)
     }
 
     /// `2x`, or `/2` downsampling.

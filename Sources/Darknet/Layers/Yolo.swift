@@ -24,6 +24,8 @@ public struct Yolo: Sendable, Hashable {
     /// The cfg's dialect's logistic (`CfgDialect.activation`): pjreddie's `Logistic` or
     /// AlexeyAB's `AlexeyABLogistic`.
     public var logistic: Activation = .logistic
+    /// Training settings AlexeyAB's table shows (`[yolo] params:`); inference ignores them.
+    public var loss = YoloLossSettings()
 
     /// Keys read and honoured; every other key in `keys` is training-only (ignored) or in `rejectedKeys`.
     static let honouredKeys: Set<String> = ["mask", "anchors", "classes", "num", "scale_x_y", "new_coords", "nms_kind",
@@ -83,7 +85,7 @@ public struct Yolo: Sendable, Hashable {
         }
         var head = YOLOHead(anchors: anchors, mask: mask, classes: classes)
         head.newCoords = newCoords == 1
-        return Yolo(head: head, scaleXY: scaleXY)
+        return Yolo(head: head, scaleXY: scaleXY, loss: try YoloLossSettings.parse(section))
     }
 
     /// Channels the input must have: `mask.count · (classes + 5)`.
@@ -151,8 +153,12 @@ extension Yolo: LayerType {
         forward(input: run.input, output: run.output, shape: run.stacked(run.layer.output), threads: run.threads)
     }
 
-    /// `make_yolo_layer`'s line: `yolo`.
-    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { "yolo" }
+    /// `make_yolo_layer`'s line: `yolo`; in AlexeyAB's dialect then `parse_yolo`'s line
+    /// `[yolo] params: ` + the loss settings + `, scale_x_y: %2.2f`.
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+        guard dialect == .alexeyAB else { return "yolo" }
+        return "yolo\n[yolo] params: " + loss.described + String(format: ", scale_x_y: %2.2f", Double(scaleXY))
+    }
 
     func optionsSummary(_ layer: Layer) -> String { "classes \(head.classes)" }
 }

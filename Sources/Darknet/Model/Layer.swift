@@ -56,6 +56,10 @@ public struct Layer: Sendable, Hashable {
 
     public var bflops: Double { kind.type.bflops(self) }
 
+    /// AlexeyAB's `l.bflops` for the layer (`LayerType.alexeyABBflops`): what his table prints
+    /// and adds up, which counts maxpools and shortcuts too.
+    public var alexeyABBflops: Float { kind.type.alexeyABBflops(self) }
+
     /// The layer as a detection head (`LayerType.detectionHead`), nil for other layers.
     var detectionHead: (any DetectionHeadLayer)? { kind.type.detectionHead }
 
@@ -67,7 +71,7 @@ public struct Layer: Sendable, Hashable {
     public var headClassTree: ClassTree? { detectionHead?.classTree }
 
     /// Its row in darknet's layer table after the index column (`LayerType.tableRow`), in the
-    /// layout of `dialect`'s darknet.
+    /// layout of `dialect`'s darknet; AlexeyAB's rows of some layers have several lines.
     public func tableRow(dialect: CfgDialect) -> String { kind.type.tableRow(self, dialect: dialect) }
 
     /// Its section's key options in a few words (`LayerType.optionsSummary`): `32 3x3/1 leaky`,

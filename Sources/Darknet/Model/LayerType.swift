@@ -42,12 +42,16 @@ protocol LayerType: Sendable, Hashable {
     func workspaceCount(_ layer: Layer, _ context: PlanningContext) -> Int
     /// darknet's BFLOPs for the layer (0 but for convolutions).
     func bflops(_ layer: Layer) -> Double
+    /// AlexeyAB's `l.bflops`, a Float: what his table prints for the layer and adds to its
+    /// total (`AlexeyABTable`); `bflops` by default, more for the layers he also counts.
+    func alexeyABBflops(_ layer: Layer) -> Float
     /// Runs the layer on a batch; `timer` (profiling) gets a convolution's phases.
     func forward(_ run: LayerRun, timer: inout PhaseTimer?)
     /// Its row in `summary`'s layer table after the index column: the line its darknet's
     /// `make_*_layer` prints (`conv     32  3 x 3 / 1   416 x 416 x   3   ->   416 x 416 x  32  0.299 BFLOPs`).
-    /// `dialect` is the cfg's: the darknet whose table layout a row follows (every row is
-    /// pjreddie's layout, with AlexeyAB's marks where only his cfgs reach: `convX`, `max-depth`).
+    /// `dialect` is the cfg's: the darknet whose table layout the row follows (AlexeyAB's rows
+    /// are his `make_*_layer` lines, some of several lines; rows of layers only his cfgs reach
+    /// keep his marks in pjreddie's layout: `convX`, `max-depth`).
     func tableRow(_ layer: Layer, dialect: CfgDialect) -> String
     /// The section's key options in a few words, for `benchmark`'s options column
     /// (`32 3x3/1 leaky`, `2x2/2`, `layers 85 61`, `from 33`); empty when nothing sizes it.
@@ -64,10 +68,11 @@ extension LayerType {
     func weights(_ layer: Layer, from arrays: consuming [[Float]], transposed: Bool) -> LayerWeights? { nil }
     func workspaceCount(_ layer: Layer, _ context: PlanningContext) -> Int { 0 }
     func bflops(_ layer: Layer) -> Double { 0 }
-    /// The row of a layer darknet prints no line of its own for (AlexeyAB's `[empty]` prints
-    /// `empty` alone): the section name in 24 columns, then the shapes, aligned with darknet's
-    /// rows that show them.
-    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String {
+    func alexeyABBflops(_ layer: Layer) -> Float { Float(bflops(layer)) }
+    func tableRow(_ layer: Layer, dialect: CfgDialect) -> String { namedRow(layer) }
+    /// The row of a layer pjreddie's darknet prints no line for: the section name in 24
+    /// columns, then the shapes, aligned with his rows that show them.
+    func namedRow(_ layer: Layer) -> String {
         Self.name + String(repeating: " ", count: max(1, 24 - Self.name.count)) + layer.tableShapes
     }
     func optionsSummary(_ layer: Layer) -> String { "" }

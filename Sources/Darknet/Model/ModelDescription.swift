@@ -26,6 +26,16 @@ public struct ModelDescription: Sendable {
     /// what a user adding up darknet's table gets (yolov3 at 416: 65.862; yolov3-tiny: 5.567).
     public var roundedBflops: Double { layers.reduce(0) { $0 + ($1.bflops * 1000).rounded() / 1000 } }
 
+    /// AlexeyAB's `Total BFLOPS`: the Float sum, in layer order, of every positive `l.bflops`
+    /// (`parse_network_cfg_custom`), maxpools and shortcuts included (yolov4-tiny at 416: 6.910,
+    /// where pjreddie's convolutions-only count gives 6.905).
+    public var alexeyABTotalBflops: Float {
+        layers.reduce(Float(0)) { total, layer in
+            let value = layer.alexeyABBflops
+            return value > 0 ? total + value : total
+        }
+    }
+
     public init(contentsOf path: String, width: Int? = nil, height: Int? = nil, limits: ModelLimits = .init()) throws {
         try self.init(sections: CfgParser.parse(contentsOf: path, maximumBytes: limits.maximumCfgBytes), file: path,
                       width: width, height: height, limits: limits)

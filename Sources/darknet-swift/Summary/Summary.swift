@@ -43,11 +43,15 @@ struct Summary: ParsableCommand {
         }
     }
 
-    /// What the cfg decides beyond its layers: its dialect and, for a detector, how images are
-    /// fitted to the network and which NMS runs, each with its reason; with a class tree, how
-    /// the dialect's darknet picks a class from it.
+    /// What the cfg decides beyond its layers: its dialect (for AlexeyAB's, that the table is
+    /// his darknet's) and, for a detector, how images are fitted to the network and which NMS
+    /// runs, each with its reason; with a class tree, how the dialect's darknet picks a class
+    /// from it.
     static func choices(_ model: ModelDescription) -> String {
         var text = "dialect   \(model.dialect)\n"
+        if model.dialect.dialect == .alexeyAB {
+            text += "table     AlexeyAB's darknet's (parse_network_cfg_custom's lines at batch 1, as his detector test prints them)\n"
+        }
         if ModelFiles.isDetector(model) {
             text += "input     \(model.inputFitting)\n"
             let nms = model.nmsKind

@@ -4,15 +4,16 @@ import TestSupport
 import XCTest
 
 /// Each layer's row in `summary`'s table and its options in `benchmark` (`Layer.tableRow`,
-/// `Layer.optionsSummary`, said by the layer files): darknet's `make_*_layer` lines, as the
-/// CLI printed them when it held the text itself. The CLI tests check whole tables of real
-/// cfgs; these pin every section and every variant of a row.
+/// `Layer.optionsSummary`, said by the layer files): darknet's `make_*_layer` lines in
+/// pjreddie's layout, as the CLI printed them when it held the text itself (AlexeyAB's rows of
+/// the same cases: `AlexeyABTableTests`). The CLI tests check whole tables of real cfgs; these
+/// pin every section and every variant of a row.
 final class LayerTextTests: XCTestCase {
     /// A `[net]` of 16×16×8 and a 1×1 convolution of 8 filters (layer 0), then each case's
     /// sections, whose rows and options follow in layer order from layer 1.
-    private let prelude = "[net]\nwidth=16\nheight=16\nchannels=8\n[convolutional]\nfilters=8\nsize=1\n"
+    static let prelude = "[net]\nwidth=16\nheight=16\nchannels=8\n[convolutional]\nfilters=8\nsize=1\n"
 
-    private let cases: [(body: String, rows: [(row: String, options: String)])] = [
+    static let cases: [(body: String, rows: [(row: String, options: String)])] = [
         ("[convolutional]\nfilters=4\nsize=3\nstride=2\npad=1\nactivation=leaky\n",
          [("conv      4  3 x 3 / 2    16 x  16 x   8   ->     8 x   8 x   4  0.000 BFLOPs", "4 3x3/2 leaky")]),
         ("[convolutional]\nfilters=4\nsize=3\nstride_x=2\nstride_y=1\npad=1\nactivation=leaky\n",
@@ -74,11 +75,11 @@ final class LayerTextTests: XCTestCase {
 
     func testEverySectionSaysItsRowAndOptions() throws {
         var named: Set<String> = []
-        for (body, rows) in cases {
-            let model = try ModelDescription(text: prelude + body)
+        for (body, rows) in Self.cases {
+            let model = try ModelDescription(text: Self.prelude + body)
             XCTAssertEqual(model.layers.count, rows.count + 1, body)
             for (layer, expected) in zip(model.layers.dropFirst(), rows) {
-                XCTAssertEqual(layer.tableRow(dialect: model.dialect.dialect), expected.row, "\(body)layer \(layer.index)")
+                XCTAssertEqual(layer.tableRow(dialect: .pjreddie), expected.row, "\(body)layer \(layer.index)")
                 XCTAssertEqual(layer.optionsSummary, expected.options, "\(body)layer \(layer.index)")
                 named.insert(layer.typeName)
             }
@@ -86,8 +87,8 @@ final class LayerTextTests: XCTestCase {
         XCTAssertEqual(named, Set(LayerRegistry.types.map { $0.name }), "every registered section has a case here")
     }
 
-    /// Every layer of every fixture cfg says a row of one line, in either dialect, and options
-    /// of at most one line.
+    /// Every layer of every fixture cfg says a row of one line in pjreddie's layout and of one or
+    /// more non-empty lines in AlexeyAB's, and options of at most one line.
     func testEveryFixtureLayerHasOneLineRows() throws {
         let folder = try TestData.fixture("alexeyab").deletingLastPathComponent()
         let names = try FileManager.default.subpathsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".cfg") }
@@ -95,10 +96,10 @@ final class LayerTextTests: XCTestCase {
         for name in names {
             let model = try ModelDescription(contentsOf: folder.appendingPathComponent(name).path)
             for layer in model.layers {
-                for dialect in [CfgDialect.pjreddie, .alexeyAB] {
-                    let row = layer.tableRow(dialect: dialect)
-                    XCTAssertFalse(row.isEmpty || row.contains("\n"), "\(name) layer \(layer.index): \(row)")
-                }
+                let row = layer.tableRow(dialect: .pjreddie)
+                XCTAssertFalse(row.isEmpty || row.contains("\n"), "\(name) layer \(layer.index): \(row)")
+                let lines = layer.tableRow(dialect: .alexeyAB).components(separatedBy: "\n")
+                XCTAssertFalse(lines.contains(""), "\(name) layer \(layer.index): \(lines)")
                 XCTAssertFalse(layer.optionsSummary.contains("\n"), "\(name) layer \(layer.index)")
             }
         }
@@ -106,7 +107,7 @@ final class LayerTextTests: XCTestCase {
 
     /// A layer that says nothing of its own gets the section name in 24 columns and its shapes.
     func testDefaultRowIsTheNameThenTheShapes() throws {
-        let model = try ModelDescription(text: prelude + "[empty]\n")
+        let model = try ModelDescription(text: Self.prelude + "[empty]\n")
         XCTAssertEqual(model.layers[1].tableRow(dialect: .pjreddie), "empty" + String(repeating: " ", count: 19) + model.layers[1].tableShapes)
         XCTAssertEqual(model.layers[1].tableShapes, "  16 x  16 x   8   ->    16 x  16 x   8")
     }
