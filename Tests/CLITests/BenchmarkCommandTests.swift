@@ -124,6 +124,19 @@ final class BenchmarkCommandTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(object["layerSumMedianMs"] as? Double), profiled.sorted()[2], accuracy: 1e-6)
         let ratios = zip(plain, profiled).map { $1 / $0 }.sorted()
         XCTAssertEqual(try XCTUnwrap(object["layerSumRatioMedian"] as? Double), ratios[2], accuracy: 1e-4)
+        // The spread of the plain passes: (p90 − fastest) / fastest, the p90 of 5 being the slowest.
+        let spread = try XCTUnwrap(object["endToEndSpread"] as? Double)
+        XCTAssertEqual(spread, (plain.max()! - plain.min()!) / plain.min()!, accuracy: 1e-4)
+        XCTAssertEqual(object["unsteadyBound"] as? Double, 0.1)
+        XCTAssertEqual(object["unsteady"] as? Bool, spread > 0.1)
+        // The machine's load during the runs: other processes' and this one's busy cores.
+        #if os(Linux)
+        let load = try XCTUnwrap(object["machineLoad"] as? [String: Any], "machineLoad from /proc/stat")
+        let cores = try XCTUnwrap(load["cores"] as? Int)
+        XCTAssertGreaterThan(cores, 0)
+        let other = try XCTUnwrap(load["otherBusyCores"] as? Double), own = try XCTUnwrap(load["ownBusyCores"] as? Double)
+        XCTAssertTrue(other >= 0 && own >= 0 && other + own <= Double(cores) + 1e-6, "\(load)")
+        #endif
     }
 
     func testCSVHasAHeaderAndOneLinePerLayer() throws {
@@ -135,6 +148,8 @@ final class BenchmarkCommandTests: XCTestCase {
         let header = first.split(separator: ",").map(String.init)
         XCTAssertEqual(header.prefix(3), ["index", "type", "options"])
         XCTAssertTrue(header.contains("median_ms") && header.contains("gemm_ms"), first)
+        XCTAssertEqual(header.suffix(3), ["other_busy_cores", "end_to_end_spread", "unsteady"], first)
+        XCTAssertTrue(lines.dropFirst().allSatisfy { $0.hasSuffix(",0.0000,false") }, "one run: no spread")
         for line in lines.dropFirst() {
             XCTAssertEqual(line.split(separator: ",", omittingEmptySubsequences: false).count, header.count, line)
         }
@@ -168,6 +183,9 @@ final class BenchmarkCommandTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.hasPrefix("profile     per-run layer sum / end-to-end: median ") && $0.contains(" over 1 run, ")
                 && ($0.hasSuffix(", within 10%: the layer times account for the pass") || $0.contains(", more than 10% off: ")) },
                       result.stdout)
+        XCTAssertTrue(lines.contains { $0.hasPrefix("busy        other processes kept ") && $0.contains(" cores busy during the runs; this one ") }
+                      || lines.contains("busy        unknown (no /proc/stat)"), result.stdout)
+        XCTAssertTrue(lines.contains("spread      one run: its steadiness is unknown"), result.stdout)
         // The phase totals add up the rows' phase columns and the other layers' medians.
         let totals = try XCTUnwrap(lines.first { $0.hasPrefix("phases      ") }, result.stdout)
         let numbers = totals.split(separator: " ").compactMap { Double($0) }

@@ -119,7 +119,7 @@ struct Benchmark: ParsableCommand {
                                      height: model.net.height, weights: weightsSource, warmup: warmup, batch: batch,
                                      rows: measured.rows, endToEnd: measured.endToEnd,
                                      layerSums: measured.layerSums, singleEndToEnd: measured.single,
-                                     loadSeconds: loadSeconds)
+                                     loadSeconds: loadSeconds, load: measured.load)
         let rows = sort == .time ? result.rows.sorted { ($0.median, $1.layer.index) > ($1.median, $0.layer.index) } : result.rows
         switch format {
         case .table: try StandardOutput.write(BenchmarkTable.render(result, rows: rows))

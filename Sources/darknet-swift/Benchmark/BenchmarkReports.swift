@@ -76,7 +76,25 @@ enum BenchmarkTable {
         let (phases, other) = result.phaseTotals
         text += "phases      im2col / input transforms \(ms(phases.im2col)) ms, GEMM \(ms(phases.gemm)) ms, "
             + "epilogue / output transforms \(ms(phases.epilogue)) ms, other layers \(ms(other)) ms\n"
-        return text
+        return text + steadiness(result)
+    }
+
+    /// The `busy` line (`MachineLoad`) and the `spread` line, which flags an unsteady run
+    /// (`BenchmarkResult.isUnsteady`).
+    static func steadiness(_ result: BenchmarkResult) -> String {
+        var text = "busy        "
+        if let load = result.load {
+            text += String(format: "other processes kept %.2f of %d cores busy during the runs; this one %.2f\n",
+                           load.otherBusyCores, load.cores, load.ownBusyCores)
+        } else {
+            text += "unknown (no /proc/stat)\n"
+        }
+        guard result.runs > 1 else { return text + "spread      one run: its steadiness is unknown\n" }
+        let spread = String(format: "end-to-end p90 is %.1f%% above the fastest pass (bound %.0f%%)",
+                            result.endToEndSpread * 100, BenchmarkResult.unsteadyBound * 100)
+        return text + (result.isUnsteady
+            ? "spread      UNSTEADY: \(spread): the passes vary too much to trust; rerun on a quieter machine\n"
+            : "spread      \(spread): steady\n")
     }
 
     /// Milliseconds with three significant decimals for small values.
@@ -91,11 +109,13 @@ enum BenchmarkTable {
     }
 }
 
-/// `benchmark --format csv`: a header and one line per layer (RFC 4180 quoting), times in ms.
+/// `benchmark --format csv`: a header and one line per layer (RFC 4180 quoting), times in ms;
+/// the run's `other_busy_cores`, `end_to_end_spread` and `unsteady` on every line.
 enum BenchmarkCSV {
     static func render(_ result: BenchmarkResult, rows: [BenchmarkRow]) -> String {
         var header = ["index", "type", "options", "method", "input_c", "input_h", "input_w", "output_c", "output_h", "output_w",
-                      "bflops", "median_ms", "p90_ms", "gflops", "percent", "im2col_ms", "gemm_ms", "epilogue_ms"]
+                      "bflops", "median_ms", "p90_ms", "gflops", "percent", "im2col_ms", "gemm_ms", "epilogue_ms",
+                      "other_busy_cores", "end_to_end_spread", "unsteady"]
         if result.machine.peakGflops != nil { header.append("peak_percent") }
         var text = header.joined(separator: ",") + "\n"
         for row in rows {
@@ -106,6 +126,8 @@ enum BenchmarkCSV {
                          String(format: "%.3f", row.bflops), msValue(row.median), msValue(row.p90),
                          String(format: "%.3f", row.gflops), String(format: "%.3f", result.percent(row))]
             cells += row.phases.map { [msValue($0.im2col), msValue($0.gemm), msValue($0.epilogue)] } ?? ["", "", ""]
+            cells += [result.load.map { String(format: "%.3f", $0.otherBusyCores) } ?? "", String(format: "%.4f", result.endToEndSpread),
+                      result.isUnsteady ? "true" : "false"]
             if let peak = result.peakPercent(row) { cells.append(String(format: "%.3f", peak)) }
             text += cells.joined(separator: ",") + "\n"
         }
@@ -130,7 +152,9 @@ enum BenchmarkCSV {
 /// pass), `endToEndMs` and `layerSumsMs` (each run's plain pass and profiled layer sum, in run
 /// order), `imagesPerSecond`, `effectiveGflops`, `batch`, and with a batch above 1
 /// `batch1ImagesPerSecond` (batch-1 passes timed in the same runs); then `loadMs` (reading the
-/// weights, folding batch norm and the Winograd weight transforms).
+/// weights, folding batch norm and the Winograd weight transforms), `machineLoad` (`cores`,
+/// `otherBusyCores`, `ownBusyCores`; null without /proc/stat), `endToEndSpread`, `unsteady`
+/// and `unsteadyBound`.
 enum BenchmarkJSON {
     static func render(_ result: BenchmarkResult, rows: [BenchmarkRow]) -> String {
         let m = result.machine
@@ -162,7 +186,14 @@ enum BenchmarkJSON {
             + "\"layerSumsMs\":[\(result.layerSums.map { n($0 * 1000) }.joined(separator: ","))],"
             + "\"imagesPerSecond\":\(n(result.imagesPerSecond)),\"effectiveGflops\":\(n(result.effectiveGflops)),"
             + "\"batch\":\(result.batch)" + (result.singleImagesPerSecond.map { ",\"batch1ImagesPerSecond\":\(n($0))" } ?? "")
-            + ",\"loadMs\":\(n(result.loadSeconds * 1000))}"
+            + ",\"loadMs\":\(n(result.loadSeconds * 1000)),\"machineLoad\":\(machineLoad(result.load)),"
+            + "\"endToEndSpread\":\(n(result.endToEndSpread)),\"unsteady\":\(result.isUnsteady),"
+            + "\"unsteadyBound\":\(n(BenchmarkResult.unsteadyBound))}"
+    }
+
+    private static func machineLoad(_ load: MachineLoad?) -> String {
+        guard let load else { return "null" }
+        return "{\"cores\":\(load.cores),\"otherBusyCores\":\(n(load.otherBusyCores)),\"ownBusyCores\":\(n(load.ownBusyCores))}"
     }
 
     private static func q(_ text: String) -> String { JSONReport.quoted(text) }

@@ -12,7 +12,8 @@ struct BenchmarkRow {
     /// How a convolution computed (`gemm`, `im2col`, `winograd`); nil for other layers.
     var method: ConvolutionMethod?
 
-    /// darknet's BFLOPs as `summary` prints it (three decimals).
+    /// darknet's BFLOPs as pjreddie's table prints it (three decimals; convolutions only, in
+    /// either dialect: the work `gflops` divides).
     var bflops: Double { (layer.bflops * 1000).rounded() / 1000 }
 
     /// Achieved GFLOPS (exact FLOPs / median time); 0 for layers without FLOPs.
@@ -46,6 +47,8 @@ struct BenchmarkResult {
     /// (the Winograd weight transforms), all in `WeightsReader.read` as `detect` loads them (for
     /// synthetic weights, from bytes already in memory), once, before the runs.
     var loadSeconds: Double = 0
+    /// How busy other processes kept the machine during the measured runs (nil without /proc/stat).
+    var load: MachineLoad?
 
     var runs: Int { endToEnd.count }
     var endToEndMedian: Double { Statistics.median(endToEnd) }
@@ -65,6 +68,27 @@ struct BenchmarkResult {
     /// `layerSumRatioMedian` is within 10% of 1.
     var layerSumsAccountForThePass: Bool { abs(layerSumRatioMedian - 1) <= 0.1 }
     var imagesPerSecond: Double { endToEndMedian > 0 ? Double(batch) / endToEndMedian : 0 }
+
+    /// How far the slower passes ran from the fastest: `(p90 − fastest) / fastest` of the
+    /// end-to-end passes (0 for one run). Another process only ever slows a pass down, so the
+    /// fastest is the nearest to the machine's own speed and the p90 shows the slow tenth.
+    var endToEndSpread: Double { Self.spread(endToEnd) }
+
+    /// The bound on `endToEndSpread` above which a run is unsteady: 10%. The changes the
+    /// bench log compares are a few percent; when a tenth of the passes ran more than 10%
+    /// slower than the fastest, the load alone can move a median by as much, and two such
+    /// runs cannot tell such a change from the machine.
+    static let unsteadyBound = 0.10
+
+    /// The end-to-end passes vary too much to trust (`endToEndSpread` above `unsteadyBound`).
+    var isUnsteady: Bool { endToEndSpread > Self.unsteadyBound }
+
+    /// `(p90 − minimum) / minimum` of `times`; 0 for fewer than two or a minimum of 0.
+    static func spread(_ times: [Double]) -> Double {
+        guard times.count > 1, let fastest = times.min(), fastest > 0 else { return 0 }
+        return (Statistics.percentile(times, 0.9) - fastest) / fastest
+    }
+
     /// Images per second one image at a time (nil without a batch).
     var singleImagesPerSecond: Double? {
         guard let singleEndToEnd else { return nil }
@@ -89,7 +113,7 @@ struct BenchmarkResult {
         return (phases, other)
     }
 
-    /// The sum of the rows' BFLOPs, as `summary`'s total (darknet's table).
+    /// The sum of the rows' BFLOPs, as pjreddie's `summary` total.
     var totalBflops: Double { rows.reduce(0) { $0 + $1.bflops } }
     var exactBflops: Double { rows.reduce(0) { $0 + $1.layer.bflops } }
     var effectiveGflops: Double { endToEndMedian > 0 ? exactBflops * Double(batch) / endToEndMedian : 0 }
@@ -107,8 +131,9 @@ struct BenchmarkResult {
     /// `detect` runs it) and one `profile` (layer times), alternating so drift hits both alike;
     /// `runs` pairs, or when nil at least 3 and until the measured passes add up to 2 s.
     /// With `single` (a batch-1 network and one image) each run also times one batch-1 pass.
+    /// The machine's load is read around the measured runs (`MachineLoad`).
     static func measure(network: Network, input: [Float], single: (Network, [Float])? = nil, runs: Int?, warmup: Int) throws
-        -> (rows: [BenchmarkRow], endToEnd: [Double], layerSums: [Double], single: [Double]?) {
+        -> (rows: [BenchmarkRow], endToEnd: [Double], layerSums: [Double], single: [Double]?, load: MachineLoad?) {
         for _ in 0..<warmup {
             try network.forward(input)
             _ = try network.profile(input)
@@ -118,6 +143,7 @@ struct BenchmarkResult {
         var endToEnd: [Double] = []
         var profiles: [[LayerTime]] = []  // layer times only: keeping outputs would grow with runs
         var measured = 0.0
+        let before = MachineLoad.sample()
         while true {
             if let runs, endToEnd.count >= runs { break }
             if runs == nil, endToEnd.count >= 3, measured >= 2 || endToEnd.count >= 10_000 { break }
@@ -134,6 +160,9 @@ struct BenchmarkResult {
                 singleTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
         }
+        let load = before.flatMap { start in
+            MachineLoad.sample().flatMap { MachineLoad.between(start, $0, ticksPerSecond: MachineLoad.ticksPerSecond) }
+        }
         let methods = network.methods
         let rows = network.model.layers.map { layer -> BenchmarkRow in
             let times = profiles.map { $0[layer.index] }
@@ -149,6 +178,6 @@ struct BenchmarkResult {
                                 phases: phases, method: methods[layer.index])
         }
         let layerSums = profiles.map { $0.reduce(0) { $0 + $1.seconds } }
-        return (rows, endToEnd, layerSums, single == nil ? nil : singleTimes)
+        return (rows, endToEnd, layerSums, single == nil ? nil : singleTimes, load)
     }
 }
