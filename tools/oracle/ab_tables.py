@@ -9,9 +9,9 @@ a cfg (batch 1), from his header line (`   layer   filters  size/strd(dil) ...`)
 (`nms_kind: ...`) is not part of it. `summary`'s table is its stdout up to the same line.
 
 Without --compare: writes Tests/CLITests/Fixtures/alexeyab-tables/NAME.txt for each of the
-project's own AlexeyAB-dialect fixture cfgs (Tests/DarknetTests/Fixtures/alexeyab/*.cfg and
-Tests/DarknetTests/Fixtures/*.cfg whose `summary` says `dialect   AlexeyAB`), each headed by
-`#` lines naming the cfg, the command and his commit. SummaryAlexeyABTableTests compares
+project's own AlexeyAB-dialect fixture cfgs (the cfgs in Tests/DarknetTests/Fixtures and its
+folders whose `summary` says `dialect   AlexeyAB`; NAME is the path below Fixtures with `-`
+for `/`), each headed by `#` lines naming the cfg, the command and his commit. SummaryAlexeyABTableTests compares
 `summary` with them.
 
 With --compare CFG...: runs both on each cfg (AlexeyAB-dialect ones; others are listed as
@@ -82,7 +82,7 @@ def commit(ab):
 
 def write(args):
     os.makedirs(TABLES, exist_ok=True)
-    cfgs = sorted(glob.glob(os.path.join(FIXTURES, "alexeyab", "*.cfg")) + glob.glob(os.path.join(FIXTURES, "*.cfg")))
+    cfgs = sorted(glob.glob(os.path.join(FIXTURES, "**", "*.cfg"), recursive=True))
     for cfg in cfgs:
         ours, alexeyab = summary(args.bin, cfg)
         if ours is None or not alexeyab:
