@@ -143,9 +143,9 @@ public final class VideoWriter: @unchecked Sendable {
     }
 
     /// Writes one frame to the encoder; a broken pipe (the encoder died) is its failure, never
-    /// a SIGPIPE for this process (`PipeWriter`).
+    /// a SIGPIPE for this process (`DescriptorWriter`).
     private func write(_ frame: [UInt8]) throws(VideoError) {
-        guard PipeWriter.write(frame, to: child.standardInput) else {
+        guard DescriptorWriter.write(frame, to: child.standardInput, suppressingSIGPIPE: true) == nil else {
             finished = true
             child.closeStandardInput()
             let ending = child.wait()
