@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 
 #if canImport(Glibc)
 import Glibc
@@ -51,7 +52,13 @@ final class DecoderSession: @unchecked Sendable {
             try finish(framesSoFar: framesSoFar)
             return nil
         case .frame(let info):
-            let count = info.width * info.height * 3
+            let (pixels, overflow) = info.width.multipliedReportingOverflow(by: info.height)
+            guard !overflow, pixels <= Image.defaultMaxPixels else {
+                stop()
+                throw .badFrame(source: input.description, frame: framesSoFar,
+                                reason: "\(info.width)x\(info.height) is more than \(Image.defaultMaxPixels) pixels")
+            }
+            let count = pixels * 3
             var bytes = [UInt8](repeating: 0, count: count)
             var filled = 0
             let deadline = Date().addingTimeInterval(timeout)

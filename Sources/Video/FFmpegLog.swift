@@ -35,10 +35,17 @@ final class FFmpegLog: @unchecked Sendable {
     private var taken = 0
     private var ended = false
     private let done = DispatchSemaphore(value: 0)
-    private(set) var frameRate: FrameRate?
-    private(set) var duration: Double?
-    private(set) var noVideoStream = false
+    private var rate: FrameRate?
+    private var seconds: Double?
+    private var noStream = false
     private var messages: [String] = []
+
+    /// The source's frame rate, once `showinfo` has said it (any thread may ask, as below).
+    var frameRate: FrameRate? { condition.withLock { rate } }
+    /// The input's duration in seconds; nil while unknown or for a live source.
+    var duration: Double? { condition.withLock { seconds } }
+    /// ffmpeg found no video stream to decode.
+    var noVideoStream: Bool { condition.withLock { noStream } }
 
     /// Starts reading `descriptor` (ffmpeg's stderr) until it ends.
     init(descriptor: Int32) {
@@ -100,9 +107,9 @@ final class FFmpegLog: @unchecked Sendable {
         case .frame(let info):
             frames.append(info)
             condition.broadcast()
-        case .frameRate(let rate): if frameRate == nil { frameRate = rate }
-        case .duration(let seconds): duration = seconds
-        case .noVideoStream: noVideoStream = true
+        case .frameRate(let value): if rate == nil { rate = value }
+        case .duration(let value): seconds = value
+        case .noVideoStream: noStream = true
         case .message(let text):
             messages.append(text)
             if messages.count > 8 { messages.removeFirst() }

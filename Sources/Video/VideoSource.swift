@@ -15,8 +15,8 @@ import Foundation
 /// - Frames come in decoding order with the source's timestamps, every one of them (no frame
 ///   is repeated or dropped to a constant rate), as RGB24 at the source's size.
 /// - `next()` returns nil at the end of a file or sequence, and after it has thrown (the end
-///   and a failure are final). A live source (camera, network
-///   stream without a known duration) does not end: its end is `disconnected`.
+///   and a failure are final). A live source (a camera, a network stream without a known
+///   duration) does not end: its end is `disconnected`.
 /// - Waiting longer than `Options.timeout` for a frame is `stalled` (ffmpeg is then killed).
 /// - With `Options.reconnect`, a live source that fails (disconnected, stalled, ffmpeg
 ///   failed or killed, the device gone) is opened again after a delay that doubles from
@@ -70,10 +70,11 @@ public final class VideoSource: @unchecked Sendable {
     private var stopped = false
     /// `next()` returned nil or threw: it returns nil from then on.
     private var ended = false
-    /// Frames returned so far.
-    public private(set) var framesRead = 0
-    /// Reconnections made so far.
-    public private(set) var reconnections = 0
+    /// Frames returned so far (any thread may ask).
+    public var framesRead: Int { lock.withLock { counts.frames } }
+    /// Reconnections made so far (any thread may ask).
+    public var reconnections: Int { lock.withLock { counts.reconnections } }
+    private var counts = (frames: 0, reconnections: 0)
     /// The source's frame rate, as ffmpeg states it (known once the first frame is read; nil
     /// for a source that has none, such as a variable-rate stream). Any thread may ask.
     public var frameRate: FrameRate? { lock.withLock { rate } }
@@ -97,18 +98,25 @@ public final class VideoSource: @unchecked Sendable {
             if ended || isStopped { return nil }
             do {
                 let current: DecoderSession
-                if let session { current = session } else {
+                if let open = lock.withLock({ session }) { current = open } else {
                     current = try DecoderSession(ffmpeg: ffmpeg, input: input, realtime: options.realtime)
-                    lock.withLock { session = current }
+                    // A stop while it started did not see it: honour it now.
+                    if lock.withLock({ session = current; return stopped }) || VideoProcesses.stopRequested {
+                        close()
+                        return nil
+                    }
                 }
                 guard let (info, bytes) = try current.next(timeout: options.timeout, framesSoFar: framesRead) else {
                     close()
                     ended = true
                     return nil
                 }
-                if frameRate == nil, let known = current.frameRate { lock.withLock { rate = known } }
-                defer { framesRead += 1 }
-                return VideoFrame(index: framesRead, pts: info.pts, width: info.width, height: info.height, pixels: bytes)
+                let index = lock.withLock { () -> Int in
+                    if rate == nil { rate = current.frameRate }
+                    defer { counts.frames += 1 }
+                    return counts.frames
+                }
+                return VideoFrame(index: index, pts: info.pts, width: info.width, height: info.height, pixels: bytes)
             } catch {
                 close()
                 guard let policy = options.reconnect, input.isLive, attempt < policy.attempts, !isStopped,
@@ -117,7 +125,7 @@ public final class VideoSource: @unchecked Sendable {
                     throw error
                 }
                 attempt += 1
-                reconnections += 1
+                lock.withLock { counts.reconnections += 1 }
                 let delay = policy.delay(attempt: attempt)
                 options.onReconnect?(error, attempt, delay)
                 // Sleep in short steps so that a stop ends the wait.
