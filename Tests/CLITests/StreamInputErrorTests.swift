@@ -108,7 +108,8 @@ final class StreamInputErrorTests: XCTestCase {
         XCTAssertEqual(try CLI.objects(named.stdout).count, 2)
         for (arguments, message) in [(["--output", folder.appendingPathComponent("o.mp4").path], "--output needs a video source"),
                                      (["--fps", "2"], "--fps needs a source with timestamps"),
-                                     (["--reconnect"], "--reconnect needs a source")] {
+                                     (["--realtime"], "--realtime paces a video file given as the source"),
+                                     (["--reconnect"], "--reconnect is for cameras and network streams, not stdin")] {
             let result = try CLI.run(["stream"] + CLI.tinyDetector() + arguments, stdin: video)
             XCTAssertEqual(result.status, 2, "\(arguments)")
             XCTAssertTrue(result.stderr.contains(message), result.stderr)

@@ -37,9 +37,10 @@ final class StreamLiveTests: XCTestCase {
     /// The newest frame is answered while stdin is still open (a reader that waits for the
     /// end of its input never answers it; how soon it is answered depends on the machine's
     /// load, so no time is compared); a frame may be dropped only if the next frame had begun
-    /// to arrive before the engine finished (wrote the line of) the frame it was busy with;
-    /// and a latency cannot exceed the time from the frame's first byte being sent to its
-    /// line being seen.
+    /// to arrive before the engine finished (wrote the line of) the frame it was busy with
+    /// (the engine takes the waiting frame before it writes that line, so a frame sent after
+    /// the line was seen cannot replace it, however the threads are scheduled); and a latency
+    /// cannot exceed the time from the frame's first byte being sent to its line being seen.
     func testPacedFramesAreDroppedOnlyWhenANewerOneArrivedWhileTheEngineWasBusy() throws {
         let frames = try StreamFrames.dog(count: 31, step: 4)
         let live = try LiveStream(["stream"] + tinyArguments() + ["--drop"])

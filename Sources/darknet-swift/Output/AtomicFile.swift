@@ -45,8 +45,8 @@ enum AtomicFile {
 
 /// The temporary files being written, for the signal handler to remove. A signal handler can
 /// only reach global memory and async-signal-safe calls, so this is a fixed array of C strings
-/// (`strdup`ed before the file is created, freed after it is renamed) and two flags: the one
-/// process-wide mutable state of the CLI, and it holds no setting.
+/// (`strdup`ed before the file is created, freed after it is renamed) and the graceful stop's
+/// state: the one process-wide mutable state of the CLI, and it holds no setting.
 ///
 /// The handler (SIGINT, SIGTERM, SIGHUP, SIGXFSZ) kills the `ffmpeg` children and removes the
 /// unfinished videos (`VideoProcesses.killAll`), removes these temporaries, then dies of the

@@ -171,7 +171,10 @@ struct FrameReader: FrameSource {
         defer { framesRead += 1 }
         var pixels = Frame.Pixels.encoded
         if case .raw(let spec) = kind { pixels = .raw(width: spec.width, height: spec.height, format: spec.format) }
-        return .frame(Frame(index: framesRead, bytes: bytes, pixels: pixels, arrival: arrival))
+        // The wall-clock time of the read that completed the frame.
+        let now = DispatchTime.now().uptimeNanoseconds
+        let time = Date().timeIntervalSince1970 - Double(now - min(arrival, now)) / 1e9
+        return .frame(Frame(index: framesRead, bytes: bytes, pixels: pixels, arrival: arrival, time: time))
     }
 
     private mutating func lost(_ error: StreamError) -> Item {

@@ -84,9 +84,11 @@ struct Stream: ParsableCommand {
                 throw ValidationError("--reconnect is for cameras and network streams, not for \(video)")
             }
         } else {
-            for (given, name) in [(input.fps != nil, "--fps"), (input.realtime, "--realtime"), (input.reconnect, "--reconnect")] where given {
-                throw ValidationError("\(name) needs a source with timestamps (a video file, camera or stream URL), not stdin")
+            if input.fps != nil {
+                throw ValidationError("--fps needs a source with timestamps (a video file, camera or stream URL), not stdin: use --every N")
             }
+            if input.realtime { throw ValidationError("--realtime paces a video file given as the source, not stdin") }
+            if input.reconnect { throw ValidationError("--reconnect is for cameras and network streams, not stdin") }
             if output != nil { throw ValidationError(StreamRun.outputNeedsVideo) }
         }
     }

@@ -23,7 +23,9 @@ struct StreamTargets {
 /// detections), and queues the rest (at most two waiting; with `drop`, a new frame replaces
 /// the one waiting, counted as dropped when it was to be detected; lost frames are never
 /// dropped). This thread decodes, detects, tracks, smooths and writes one record (and
-/// annotated frame) per frame in arrival order. A failed write stops the run and the source.
+/// annotated frame) per frame in arrival order, taking the next waiting frame before it writes
+/// a frame's record (so "its line is out" means "the engine has taken what was waiting"). A
+/// failed write stops the run and the source.
 final class StreamSession: @unchecked Sendable {
     let detector: Detector
     let filter: DetectionFilter
@@ -64,46 +66,22 @@ final class StreamSession: @unchecked Sendable {
 
     func run(drop: Bool) -> StreamSummary {
         let queue = BoundedQueue<FrameItem>(capacity: 2)
-        let passThrough = targets.video != nil
-        let readerThread = Worker("read") { [self] in
-            do throws(StreamError) {
-                while let item = try reader.next() {
-                    droppedLock.withLock { framesRead = reader.framesRead }
-                    guard case .frame(var frame) = item else {
-                        if drop { queue.pushReplacing(item) { _ in false } } else { queue.push(item) }
-                        continue
-                    }
-                    frame.skippedBefore = droppedLock.withLock { skipped }
-                    if !sampler.takes(index: frame.index, pts: frame.pts) {
-                        droppedLock.withLock { skipped += 1 }
-                        guard passThrough else { continue }
-                        frame.detect = false
-                    }
-                    if !drop {
-                        queue.push(.frame(frame))
-                    } else {
-                        var replaced = 0
-                        queue.pushReplacing(.frame(frame)) {
-                            guard case .frame(let waiting) = $0 else { return false }
-                            if waiting.detect { replaced += 1 }
-                            return true
-                        }
-                        droppedLock.withLock { dropped += replaced }
-                    }
-                }
-            } catch {
-                droppedLock.withLock { readError = error }
+        let readerThread = Worker("read") { [self] in read(into: queue, drop: drop) }
+        var item = queue.pop()
+        writing: while let current = item {
+            var output = FrameOutput()
+            switch current {
+            case .frame(let frame): output = process(frame)
+            case .lost(let index, let error):
+                summary.failed += 1
+                output.line = targets.format.error(index, error)
+                if output.line == nil { output.warning = "frame \(index): \(error)" }
             }
-            queue.close()
-        }
-        writing: while let item = queue.pop() {
+            // The next waiting frame is taken before this frame's line is written: a frame that
+            // arrives once the line is out never replaces one the engine had left waiting.
+            let next = queue.tryPop()
             do throws(StreamOutput.Failure) {
-                switch item {
-                case .frame(let frame): try process(frame)
-                case .lost(let index, let error):
-                    summary.failed += 1
-                    try write(targets.format.error(index, error), orWarn: "frame \(index): \(error)")
-                }
+                try write(output)
             } catch {
                 summary.outputError = error
             }
@@ -114,6 +92,7 @@ final class StreamSession: @unchecked Sendable {
                 queue.close()
                 break writing
             }
+            item = next ?? queue.pop()
         }
         if summary.outputError == nil && summary.videoError == nil { readerThread.join() }
         droppedLock.withLock {
@@ -125,6 +104,56 @@ final class StreamSession: @unchecked Sendable {
         summary.framesPerSecond = meter.framesPerSecond
         finishVideo()
         return summary
+    }
+
+    /// The reader thread: takes items from the source until it ends or fails, leaves out the
+    /// frames `sampler` does not take (passed on undetected when they go into the video), and
+    /// queues the rest (with `drop`, replacing the waiting frames), then closes the queue.
+    private func read(into queue: BoundedQueue<FrameItem>, drop: Bool) {
+        let passThrough = targets.video != nil
+        do throws(StreamError) {
+            while let item = try reader.next() {
+                droppedLock.withLock { framesRead = reader.framesRead }
+                guard case .frame(var frame) = item else {
+                    if drop { queue.pushReplacing(item) { _ in false } } else { queue.push(item) }
+                    continue
+                }
+                frame.skippedBefore = droppedLock.withLock { skipped }
+                if !sampler.takes(index: frame.index, pts: frame.pts) {
+                    droppedLock.withLock { skipped += 1 }
+                    guard passThrough else { continue }
+                    frame.detect = false
+                }
+                if !drop {
+                    queue.push(.frame(frame))
+                } else {
+                    var replaced = 0
+                    queue.pushReplacing(.frame(frame)) {
+                        guard case .frame(let waiting) = $0 else { return false }
+                        if waiting.detect { replaced += 1 }
+                        return true
+                    }
+                    droppedLock.withLock { dropped += replaced }
+                }
+            }
+        } catch {
+            droppedLock.withLock { readError = error }
+        }
+        queue.close()
+    }
+
+    /// What one frame gives: its record, its annotated JPEG for `--annotate-pipe`, and a
+    /// message for stderr when the record format has no line for an error.
+    private struct FrameOutput {
+        var line: String?
+        var annotated: [UInt8]?
+        var warning: String?
+    }
+
+    private func write(_ output: FrameOutput) throws(StreamOutput.Failure) {
+        if let line = output.line { try targets.lines.write(line) }
+        if let warning = output.warning { warn(escapedForTerminal(warning)) }
+        if let annotated = output.annotated { try StreamOutput.standardOutput.write(annotated) }
     }
 
     /// The `--output` video: finished when the run wrote everything it could (a source that
@@ -144,11 +173,10 @@ final class StreamSession: @unchecked Sendable {
     }
 
     /// Detects in one frame (or, left out by sampling, draws the latest detections on it for
-    /// the video) and writes its record; only a failed write throws (a frame that cannot be
-    /// decoded or annotated gives an error record). A failed video write is `videoError`.
-    private func process(_ frame: Frame) throws(StreamOutput.Failure) {
-        var line: String?
-        var annotated: [UInt8]?
+    /// the video) and gives its record; a frame that cannot be decoded or annotated gives an
+    /// error record. A failed video write is `videoError`.
+    private func process(_ frame: Frame) -> FrameOutput {
+        var output = FrameOutput()
         do {
             var image = try decode(frame)
             let start = DispatchTime.now().uptimeNanoseconds
@@ -172,7 +200,7 @@ final class StreamSession: @unchecked Sendable {
                                                 dropped: droppedLock.withLock { dropped },
                                                 skipped: sampler.isSampling ? frame.skippedBefore : nil,
                                                 seconds: Double(now - start) / 1e9, detections: detections, ids: ids)
-                line = targets.format.render(record, names: names)
+                output.line = targets.format.render(record, names: names)
             }
             let annotatesFrame = frame.detect && (targets.annotateTo != nil || targets.annotatePipe)
             if annotatesFrame || targets.video != nil {
@@ -184,7 +212,7 @@ final class StreamSession: @unchecked Sendable {
                     }
                     try image.write(to: path)
                 }
-                if frame.detect && targets.annotatePipe { annotated = try image.jpegData(quality: 85, name: "frame \(frame.index)") }
+                if frame.detect && targets.annotatePipe { output.annotated = try image.jpegData(quality: 85, name: "frame \(frame.index)") }
                 try targets.video?.append(image, pts: frame.pts)
             }
             if frame.detect { summary.processed += 1 }
@@ -192,11 +220,10 @@ final class StreamSession: @unchecked Sendable {
             summary.videoError = error
         } catch {
             summary.failed += 1
-            line = targets.format.error(frame.index, error)
-            if line == nil { warn(escapedForTerminal("\(StreamLines.heading(labelForErrors, frame)): \(error)")) }
+            output = FrameOutput(line: targets.format.error(frame.index, error))
+            if output.line == nil { output.warning = "\(StreamLines.heading(labelForErrors, frame)): \(error)" }
         }
-        if let line { try targets.lines.write(line) }
-        if let annotated { try StreamOutput.standardOutput.write(annotated) }
+        return output
     }
 
     private var labelForErrors: String {
@@ -210,10 +237,5 @@ final class StreamSession: @unchecked Sendable {
         case .encoded: return try Image(decoding: frame.bytes, name: "frame \(frame.index)")
         case .raw(let width, let height, let format): return try format.image(frame.bytes, width: width, height: height, name: "frame \(frame.index)")
         }
-    }
-
-    /// Writes `line` to the lines output, or `message` to stderr when the format has no line for it.
-    private func write(_ line: String?, orWarn message: String) throws(StreamOutput.Failure) {
-        if let line { try targets.lines.write(line) } else { warn(escapedForTerminal(message)) }
     }
 }
