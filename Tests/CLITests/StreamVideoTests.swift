@@ -21,7 +21,8 @@ final class StreamVideoTests: XCTestCase {
 
     /// Per frame, the detections of `stream` on an mp4 (H.264) and an mkv (MJPEG) equal
     /// `detect`'s on the same frames decoded to PNG by ffmpeg, and each line's pts is
-    /// ffprobe's; the annotated mp4 has the source's frame count, size and frame rate.
+    /// ffprobe's; the annotated mp4 has the source's frame count, size and frame rate; the PNGs
+    /// read back as an image sequence (`frame-%04d.png`) detect as they do one by one.
     func testFramesDetectAsTheirPNGsWithTheSourcesTimestamps() throws {
         for name in ["pan.mp4", "pan.mkv"] {
             let video = folder.appendingPathComponent(name)
@@ -36,7 +37,8 @@ final class StreamVideoTests: XCTestCase {
                 XCTAssertEqual(try XCTUnwrap(line["pts"] as? Double, "\(line)"), pts, accuracy: 1e-5, name)
                 XCTAssertNotNil(line["time"] as? Double)
             }
-            let pngs = try TestVideos.pngFrames(video.path, into: folder.appendingPathComponent("png-\(name)"))
+            let pngFolder = folder.appendingPathComponent("png-\(name)")
+            let pngs = try TestVideos.pngFrames(video.path, into: pngFolder)
             let detected = try CLI.run(["detect"] + CLI.tinyDetector() + pngs + ["--format", "jsonl", "--quiet"])
             XCTAssertEqual(detected.status, 0, detected.stderr)
             let expected = try CLI.objects(detected.stdout)
@@ -44,6 +46,12 @@ final class StreamVideoTests: XCTestCase {
             for (index, (line, image)) in zip(lines, expected).enumerated() {
                 XCTAssertEqual(try summary(line), try summary(image), "\(name) frame \(index)")
             }
+            // The PNGs as an image sequence source: the same detections, at image2's 25 fps.
+            let sequence = try CLI.run(["stream"] + CLI.tinyDetector() + [pngFolder.appendingPathComponent("frame-%04d.png").path, "--quiet"])
+            XCTAssertEqual(sequence.status, 0, sequence.stderr)
+            let sequenceLines = try CLI.objects(sequence.stdout)
+            XCTAssertEqual(try sequenceLines.map(summary), try expected.map(summary), name)
+            XCTAssertEqual(sequenceLines.map { $0["pts"] as? Double }, expected.indices.map { Double($0) / 25 })
             XCTAssertTrue(lines.contains { (try? summary($0).isEmpty) == false }, "\(name): something was found")
             let written = try TestVideos.probe(annotated.path)
             XCTAssertEqual([written.width, written.height, written.frames], [probe.width, probe.height, probe.frames], name)

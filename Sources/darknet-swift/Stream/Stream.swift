@@ -2,7 +2,6 @@ import ArgumentParser
 import CommandSupport
 import Darknet
 import Foundation
-import Imaging
 import Video
 import YOLO
 
