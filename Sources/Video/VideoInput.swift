@@ -92,10 +92,12 @@ public enum VideoInput: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// A file or device that should exist before ffmpeg is asked to open it.
+    /// A file or device that should exist before ffmpeg is asked to open it (not a camera
+    /// given by its number, AVFoundation's on macOS).
     var localPath: String? {
         switch self {
-        case .file(let path), .camera(let path): return path.hasPrefix("/dev/") || !path.contains("://") ? path : nil
+        case .file(let path): return path
+        case .camera(let device): return device.hasPrefix("/") ? device : nil
         case .network, .imageSequence: return nil
         }
     }

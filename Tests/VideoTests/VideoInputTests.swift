@@ -22,6 +22,9 @@ final class VideoInputTests: XCTestCase {
         XCTAssertEqual(VideoInput(argument: "0"), .camera("/dev/video0"))
         #endif
         XCTAssertTrue(VideoInput.network("rtsp://a").isLive && VideoInput.camera("/dev/video0").isLive)
+        XCTAssertEqual(VideoInput.camera("/dev/video0").localPath, "/dev/video0")
+        XCTAssertNil(VideoInput.camera("0").localPath, "AVFoundation's camera 0 is no file")
+        XCTAssertNil(VideoInput.network("rtsp://a").localPath)
         XCTAssertFalse(VideoInput.file("a.mp4").isLive || VideoInput.imageSequence("%d.png").isLive)
     }
 
