@@ -100,7 +100,7 @@ public final class VideoSource: @unchecked Sendable {
                 let current: DecoderSession
                 if let open = lock.withLock({ session }) { current = open } else {
                     current = try DecoderSession(ffmpeg: ffmpeg, input: input, realtime: options.realtime)
-                    // A stop while it started did not see it: honour it now.
+                    // A stop while it started did not see it: honour it here.
                     if lock.withLock({ session = current; return stopped }) || VideoProcesses.stopRequested {
                         close()
                         return nil

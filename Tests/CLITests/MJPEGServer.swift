@@ -57,7 +57,7 @@ final class MJPEGServer {
 
     func stop() { kill() }
 
-    /// A port nothing listens on now: bound to 0, read back, closed.
+    /// A port nothing listens on: bound to 0, read back, closed.
     static func freePort() throws -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }

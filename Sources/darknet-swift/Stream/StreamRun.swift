@@ -103,7 +103,7 @@ struct StreamRun {
     }
 
     /// The frame source, how to stop it from another thread and its frame rate; a video source
-    /// starts ffmpeg now (so a missing file fails before the model loads, and decoding starts
+    /// starts ffmpeg at once (so a missing file fails before the model loads, and decoding starts
     /// while it loads).
     private func openSource() throws -> OpenSource {
         switch input {
