@@ -8,6 +8,10 @@ let package = Package(
         .library(name: "YOLO", targets: ["YOLO"]),
         .library(name: "Darknet", targets: ["Darknet"]),
         .library(name: "Imaging", targets: ["Imaging"]),
+        // Video files, cameras and network streams through the `ffmpeg` program (a child
+        // process found on PATH, nothing linked): a product of its own, so a package using
+        // Darknet, Imaging or YOLO never builds it.
+        .library(name: "Video", targets: ["Video"]),
         .executable(name: "darknet-swift", targets: ["darknet-swift"]),
     ],
     dependencies: [
@@ -43,6 +47,9 @@ let package = Package(
         .target(name: "Kernels", dependencies: ["COpenBLAS"]),
         .target(name: "Darknet", dependencies: ["YOLO", "Imaging", "Kernels"]),
         .target(name: "Imaging", dependencies: ["CJPEG", "CPNG"]),
+        // Decodes and encodes video by running `ffmpeg` (see VideoSource, VideoWriter); Imaging
+        // for the frames' `Image`, nothing of the engine.
+        .target(name: "Video", dependencies: ["Imaging"]),
         // What the command-line executables share: the model files and options (`--size`,
         // `--strict`, `--threads`, `--conv-algorithm`, `--batch`), each declared once; model
         // loading with its file checks; raw paths and file reading. A plain target, never part
@@ -57,7 +64,7 @@ let package = Package(
         .executableTarget(
             name: "darknet-swift",
             dependencies: [
-                "CommandSupport", "Darknet", "YOLO", "Imaging",
+                "CommandSupport", "Darknet", "YOLO", "Imaging", "Video",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -68,6 +75,7 @@ let package = Package(
         .testTarget(name: "YOLOTests", dependencies: ["YOLO", "TestSupport"]),
         .testTarget(name: "KernelsTests", dependencies: ["Kernels", "TestSupport"]),
         .testTarget(name: "DarknetTests", dependencies: ["Darknet", "YOLO", "Imaging", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "VideoTests", dependencies: ["Video", "Imaging", "TestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"], resources: [.copy("Fixtures")]),
         // Darknet for `SyntheticWeights` (models of the tests' own cfgs, run through the binary).
         .testTarget(name: "CLITests", dependencies: ["darknet-swift", "Imaging", "Darknet", "TestSupport"], exclude: ["Fixtures"]),

@@ -17,5 +17,14 @@ let package = Package(
                 .product(name: "YOLO", package: "darknet-swift"),
             ]
         ),
+        // The Video product: frames with timestamps from a file, camera or stream (needs the
+        // ffmpeg program at run time, nothing to build).
+        .executableTarget(
+            name: "DetectVideo",
+            dependencies: [
+                .product(name: "Darknet", package: "darknet-swift"),
+                .product(name: "Video", package: "darknet-swift"),
+            ]
+        ),
     ]
 )

@@ -35,8 +35,10 @@ extension Image {
         return try encodeJPEG(interleavedBytes(), width: width, height: height, channels: channels, quality: quality, path: name)
     }
 
-    /// HWC bytes `(unsigned char)(255 * clamp(v, 0, 1))`.
-    func interleavedBytes() -> [UInt8] {
+    /// The pixels interleaved, row after row (RGB24 for 3 channels, one byte for 1), each
+    /// sample `(unsigned char)(255 * clamp(v, 0, 1))` as the encoders write them (for a video
+    /// encoder or a screen).
+    public func interleavedBytes() -> [UInt8] {
         let plane = width * height, nc = channels
         var out = [UInt8](repeating: 0, count: plane * nc)
         data.withUnsafeBufferPointer { src in

@@ -7,21 +7,26 @@
 /// centre per frame between its last two sightings (zero after the first). Each `update`:
 /// 1. predicts every object's box in this frame: its last box moved by velocity × frames since
 ///    it was last seen (size unchanged), so boxes that cross keep their identities;
-/// 2. lists the (object, detection) pairs of the SAME class whose IoU of predicted and detected
-///    box is `> iouThreshold`;
+/// 2. lists the (object, detection) pairs of the same class (of any classes with
+///    `classAgnostic`) whose IoU of predicted and detected box is `> iouThreshold`;
 /// 3. takes the pairs greedily by decreasing IoU (ties: the older object, then the earlier
 ///    detection), each object and each detection at most once; a taken detection gets the
-///    object's id and becomes its last box;
+///    object's id and becomes its last box (and, with `classAgnostic`, its class);
 /// 4. gives every detection left a new object with the next id;
 /// 5. keeps an object that was not matched, unseen, for up to `maxMissedFrames` frames (so a
 ///    detection missed in a few frames keeps its id), then forgets it.
 ///
-/// Ids are returned in the input order of the detections. A class change is a new object.
+/// Ids are returned in the input order of the detections. A class change is a new object,
+/// unless `classAgnostic`: then a car seen as a truck in one frame keeps its id (darknet's
+/// per-class NMS may keep both classes on one box: with `--nms-mode agnostic` only one stays,
+/// and the box gets one id).
 public struct ObjectTracker: Sendable {
     /// IoU above which a detection may continue an object.
     public let iouThreshold: Float
     /// Frames in a row an object may go unseen before it is forgotten.
     public let maxMissedFrames: Int
+    /// Match detections to objects whatever their classes.
+    public let classAgnostic: Bool
     private var objects: [Object] = []
     private var nextId = 1
 
@@ -49,9 +54,10 @@ public struct ObjectTracker: Sendable {
     }
 
     /// `maxMissedFrames` below 0 is treated as 0 (an object must be seen in every frame).
-    public init(iouThreshold: Float = 0.3, maxMissedFrames: Int = 5) {
+    public init(iouThreshold: Float = 0.3, maxMissedFrames: Int = 5, classAgnostic: Bool = false) {
         self.iouThreshold = iouThreshold
         self.maxMissedFrames = max(0, maxMissedFrames)
+        self.classAgnostic = classAgnostic
     }
 
     /// Objects currently followed, seen in the last frame or not.
@@ -65,7 +71,7 @@ public struct ObjectTracker: Sendable {
         var pairs: [(iou: Float, object: Int, detection: Int)] = []
         for (o, object) in objects.enumerated() {
             let predicted = object.predicted
-            for (d, detection) in detections.enumerated() where detection.classId == object.classId {
+            for (d, detection) in detections.enumerated() where classAgnostic || detection.classId == object.classId {
                 let iou = predicted.iou(detection.box)
                 if iou > iouThreshold { pairs.append((iou, o, d)) }
             }
@@ -81,6 +87,7 @@ public struct ObjectTracker: Sendable {
             matched[pair.object] = true
             ids[pair.detection] = objects[pair.object].id
             objects[pair.object].follow(detections[pair.detection].box)
+            objects[pair.object].classId = detections[pair.detection].classId
         }
         for o in objects.indices where !matched[o] { objects[o].missed += 1 }
         objects.removeAll { $0.missed > maxMissedFrames }

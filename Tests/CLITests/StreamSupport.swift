@@ -116,6 +116,18 @@ final class LiveStream: @unchecked Sendable {
         return true
     }
 
+    /// Waits until a line that `matches` has come (true) or `timeout` seconds passed
+    /// (false): the timeout only turns a stall into a failure instead of a hang.
+    func waitForLines(where matches: (String) -> Bool, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !received.contains(where: { matches($0.line) }) {
+            if !condition.wait(until: deadline) { return received.contains { matches($0.line) } }
+        }
+        return true
+    }
+
     /// Closes stdin, waits for the process to exit, returns its status and stderr.
     func finish() throws -> (status: Int32, stderr: String, lines: [(line: String, time: UInt64)]) {
         try? input.fileHandleForWriting.close()

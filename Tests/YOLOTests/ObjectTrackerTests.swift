@@ -84,4 +84,41 @@ final class ObjectTrackerTests: XCTestCase {
         XCTAssertEqual(tie.update([detection(0, box(0.375, 0.5, size: 0.25)), detection(0, box(0.625, 0.5, size: 0.25))]), [1, 2])
         XCTAssertEqual(tie.update([detection(0, box(0.5, 0.5, size: 0.25))]), [1])
     }
+
+    /// Issue #52: a car seen as a truck for a few frames of a pan. Per class the flip starts
+    /// a new id (and the car's comes back when the car does); class-agnostic, the object keeps
+    /// its one id through both flips and the class it reports follows the detection.
+    func testAClassFlipKeepsItsIdOnlyWhenAgnostic() {
+        let classes = [2, 2, 7, 7, 2, 7, 2, 2]  // car, truck
+        func ids(_ tracker: inout ObjectTracker) -> [Int] {
+            classes.enumerated().map { frame, classId in
+                tracker.update([detection(classId, box(0.3 + 0.02 * Float(frame), 0.4))])[0]
+            }
+        }
+        var perClass = ObjectTracker()
+        XCTAssertEqual(ids(&perClass), [1, 1, 2, 2, 1, 2, 1, 1])
+        var agnostic = ObjectTracker(classAgnostic: true)
+        XCTAssertEqual(ids(&agnostic), Array(repeating: 1, count: classes.count))
+        XCTAssertEqual(agnostic.trackedObjects, 1)
+        // Two objects of different classes far apart stay two objects.
+        XCTAssertEqual(agnostic.update([detection(2, box(0.46, 0.4)), detection(0, box(0.9, 0.9))]), [1, 2])
+    }
+
+    /// The memory and the IoU gate are the tracker's two settings: an object unseen for 8
+    /// frames is kept with a memory of 10, not with 5; a 50% IoU gate refuses a jump that
+    /// the default 30% gate follows.
+    func testMemoryAndIoUGate() {
+        for (memory, expected) in [(10, 1), (5, 2)] {
+            var tracker = ObjectTracker(maxMissedFrames: memory)
+            _ = tracker.update([detection(0, box(0.5, 0.5))])
+            for _ in 0..<8 { _ = tracker.update([]) }
+            XCTAssertEqual(tracker.update([detection(0, box(0.5, 0.5))]), [expected], "memory \(memory)")
+        }
+        // Boxes 0.2 wide moved by 0.07: IoU = 0.13 / 0.27 ≈ 0.48.
+        for (gate, expected) in [(Float(0.3), 1), (0.5, 2)] {
+            var tracker = ObjectTracker(iouThreshold: gate)
+            _ = tracker.update([detection(0, box(0.5, 0.5))])
+            XCTAssertEqual(tracker.update([detection(0, box(0.57, 0.5))]), [expected], "gate \(gate)")
+        }
+    }
 }

@@ -15,6 +15,10 @@ struct Detect: ParsableCommand {
         (path: reason) and the run goes on. Exit status: 0 all inputs done, 1 some inputs \
         failed or stdout could not be written, 2 usage or model error.
 
+        A video file, camera (/dev/video0), stream URL or image sequence (frame-%04d.png), as \
+        the only input, is read by ffmpeg and detected frame by frame as `stream` does: text \
+        or jsonl records per frame, --output FILE.mp4 the annotated video.
+
         --format text prints darknet's lines (`dog: 56%`) with each pixel box; jsonl one JSON \
         object per image (json is the same); coco a COCO results array (category ids mapped \
         from the 80 darknet classes; image_id from --image-ids or the digits of the file \
@@ -99,6 +103,7 @@ struct Detect: ParsableCommand {
     }
 
     func run() throws {
+        if let video = try videoInput() { return try runVideo(video) }
         do {
             let loader = ModelLoader(cfg: files.cfg, weights: files.weights,
                                      options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,

@@ -4,18 +4,11 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
-import Imaging
-
-/// A frame split from stdin: its number in the input, its bytes (a JPEG file or W·H·3 RGB
-/// bytes) and when its last byte was read (`DispatchTime` nanoseconds), for the latency.
-struct Frame: Sendable {
-    var index: Int
-    var bytes: [UInt8]
-    var arrival: UInt64
-}
+import Foundation
+import Video
 
 /// Splits a byte stream (stdin) into frames: concatenated JPEG files (MJPEG, split by
-/// `JPEGSplitter`) or fixed-size raw RGB24 frames.
+/// `JPEGSplitter`) or fixed-size raw frames (`--raw`).
 ///
 /// Rules: stdin is read with `read(2)`, which returns as soon as some bytes are there, so a
 /// frame is handed on as soon as its last byte arrives, whatever the block size or rate of
@@ -25,17 +18,22 @@ struct Frame: Sendable {
 /// bytes between frames are dropped as they are passed, and a frame longer than
 /// `maxFrameBytes` without its end stops the stream (`frameTooLarge`, after a `lost` item
 /// for it), so a stream that is not MJPEG cannot exhaust memory.
-struct FrameReader {
-    enum Kind {
+///
+/// Never a silent success: before anything is split, stdin's first bytes are compared with
+/// the signatures of containers and images (`ContainerSignature`): a video (MP4, Matroska,
+/// WebM, AVI, …) or PNG where MJPEG is expected is `notMJPEG`, a container or JPEG file under
+/// `--raw` is `rawIsContainer`. An MJPEG stream with no JPEG start marker (`FF D8 FF`) in its
+/// first `jpegSearchLimit` bytes, or none before it ended, is `noJPEGStart`.
+struct FrameReader: FrameSource {
+    enum Kind: Equatable {
         case mjpeg
-        case raw(width: Int, height: Int)
+        case raw(RawFrameSpec)
     }
 
-    enum Item {
-        case frame(Frame)
-        /// A frame that was corrupt or cut short: its number and why.
-        case lost(index: Int, error: StreamError)
-    }
+    typealias Item = FrameItem
+
+    /// Bytes of MJPEG read without a frame start before the stream is refused.
+    static let jpegSearchLimit = 1 << 20
 
     let kind: Kind
     let maxFrameBytes: Int
@@ -56,6 +54,10 @@ struct FrameReader {
     /// Frame numbers handed out so far (frames and lost frames).
     private(set) var framesRead = 0
     private(set) var bytesRead = 0
+    /// The first bytes were checked against the container signatures.
+    private var sniffed = false
+    /// First bytes of the stream, for messages.
+    private var head: [UInt8] = []
 
     init(kind: Kind, maxFrameBytes: Int, descriptor: Int32 = 0) {
         self.kind = kind
@@ -84,10 +86,17 @@ struct FrameReader {
         return nil
     }
 
+    /// Nothing to do on stdin: a pipe's writer ends it.
+    func stop() {}
+
     private mutating func split() throws(StreamError) -> Item? {
+        if !sniffed {
+            guard buffer.count >= ContainerSignature.length || ended else { return nil }
+            try sniff()
+        }
         switch kind {
-        case .raw(let width, let height):
-            let size = width * height * 3
+        case .raw(let spec):
+            let size = spec.frameBytes
             guard buffer.count - rawStart >= size else { return nil }
             defer { rawStart += size }
             return frame(Array(buffer[rawStart..<rawStart + size]), end: rawStart + size)
@@ -99,6 +108,9 @@ struct FrameReader {
                 return lost(.corruptFrame(frame: framesRead, offset: base + range.lowerBound,
                                           damaged: base + damage.at, damage: damage.description))
             case .needMore:
+                if framesRead == 0 && splitter.start == nil && bytesRead >= Self.jpegSearchLimit {
+                    throw .noJPEGStart(bytes: bytesRead, ended: false, magic: Self.hex(head))
+                }
                 if let start = splitter.start, buffer.count - start > maxFrameBytes {
                     pending = .frameTooLarge(frame: framesRead, offset: base + start, limit: maxFrameBytes)
                     return lost(pending!)
@@ -112,25 +124,57 @@ struct FrameReader {
     /// without its end is lost (and splitting goes on after it, see `JPEGSplitter`).
     private mutating func finish() throws(StreamError) -> Item? {
         switch kind {
-        case .raw(let width, let height):
+        case .raw(let spec):
             let left = buffer.count - rawStart
             if left > 0 {
                 finished = true
-                throw .rawTruncated(width: width, height: height, frame: framesRead, bytes: left, total: bytesRead)
+                throw .rawTruncated(spec, frame: framesRead, bytes: left, total: bytesRead)
             }
         case .mjpeg:
             if let start = splitter.endOfInput() {
                 return lost(.cutFrame(frame: framesRead, offset: base + start, bytes: buffer.count - start))
             }
+            if framesRead == 0 && bytesRead > 0 {
+                finished = true
+                throw .noJPEGStart(bytes: bytesRead, ended: true, magic: Self.hex(head))
+            }
         }
         return nil
+    }
+
+    /// Refuses a stream whose first bytes name another format (see the type's rules). Under
+    /// `--raw` only signatures of 4 bytes or more count (raw pixels may start like a 3-byte
+    /// one), and a JPEG only with its JFIF or Exif header.
+    private mutating func sniff() throws(StreamError) {
+        sniffed = true
+        head = Array(buffer.prefix(8))
+        guard let format = ContainerSignature.name(of: buffer) else { return }
+        switch kind {
+        case .mjpeg:
+            if format != "JPEG" { throw .notMJPEG(format: format) }
+        case .raw(let spec):
+            let weak = ["MPEG program stream", "MPEG transport stream", "FLV"]
+            let jfif = buffer.count > 10 && (Array(buffer[6..<10]) == Array("JFIF".utf8) || Array(buffer[6..<10]) == Array("Exif".utf8))
+            if weak.contains(format) || (format == "JPEG" && !jfif) { return }
+            throw .rawIsContainer(spec, format: format)
+        }
+    }
+
+    /// "47 49 46 38" (up to 8 bytes in hex), for messages.
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.isEmpty ? "none" : bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
     }
 
     private mutating func frame(_ bytes: [UInt8], end: Int) -> Item {
         let stream = base + end
         let arrival = reads.first { $0.end >= stream }?.time ?? DispatchTime.now().uptimeNanoseconds
         defer { framesRead += 1 }
-        return .frame(Frame(index: framesRead, bytes: bytes, arrival: arrival))
+        var pixels = Frame.Pixels.encoded
+        if case .raw(let spec) = kind { pixels = .raw(width: spec.width, height: spec.height, format: spec.format) }
+        // The wall-clock time of the read that completed the frame.
+        let now = DispatchTime.now().uptimeNanoseconds
+        let time = Date().timeIntervalSince1970 - Double(now - min(arrival, now)) / 1e9
+        return .frame(Frame(index: framesRead, bytes: bytes, pixels: pixels, arrival: arrival, time: time))
     }
 
     private mutating func lost(_ error: StreamError) -> Item {
@@ -178,24 +222,11 @@ struct FrameReader {
 
     /// For `--raw`: when stdin (`descriptor`) is a regular file, the bytes left in it must be a
     /// whole number of frames, so a wrong size fails before any frame is processed.
-    static func checkRawSize(descriptor: Int32, width: Int, height: Int) throws(StreamError) {
+    static func checkRawSize(descriptor: Int32, spec: RawFrameSpec) throws(StreamError) {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return }
         let offset = lseek(descriptor, 0, SEEK_CUR)
         let left = Int(status.st_size) - Int(max(0, offset))
-        let frameBytes = width * height * 3
-        if left % frameBytes != 0 { throw .rawSizeMismatch(width: width, height: height, bytes: left) }
-    }
-}
-
-extension Image {
-    /// A raw RGB24 frame (row-major, 3 bytes per pixel) as darknet's planar float image (`byte / 255`).
-    init(rgb24 bytes: [UInt8], width: Int, height: Int) {
-        let plane = width * height
-        var data = [Float](repeating: 0, count: 3 * plane)
-        for i in 0..<plane {
-            for c in 0..<3 { data[c * plane + i] = Float(Double(bytes[i * 3 + c]) / 255) }  // as the JPEG/PNG decoders
-        }
-        self.init(width: width, height: height, channels: 3, data: data)
+        if left % spec.frameBytes != 0 { throw .rawSizeMismatch(spec, bytes: left) }
     }
 }

@@ -2,47 +2,52 @@ import ArgumentParser
 import CommandSupport
 import Darknet
 import Foundation
-import Imaging
+import Video
 import YOLO
 
 struct Stream: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Detect objects in a stream of frames on stdin (MJPEG or raw RGB24).",
+        abstract: "Detect objects in videos, cameras, network streams or frames on stdin.",
         discussion: """
-        Frames are concatenated JPEG files (ffmpeg -i video.mp4 -f image2pipe -c:v mjpeg -) or, \
-        with --raw WxH, raw RGB24 frames (ffmpeg ... -f rawvideo -pix_fmt rgb24 -). Each frame \
-        gives one JSON line as soon as it is done: {"frame", "width", "height", "latency", "fps", \
-        "dropped", "detections"}; frame numbers count input frames from 0 (gaps are dropped \
-        frames); latency is the seconds from the frame's last byte being read to its line; fps \
-        is the running rate over the last 30 frames. A frame that cannot be used gives \
-        {"frame", "error"}; a corrupt or cut MJPEG frame costs that frame only (the next starts \
-        at its FF D8 FF). With --track each detection has an "id" that follows the object.
+        SOURCE is a video file (mp4, mkv, avi, mov, webm, …), a camera (/dev/video0, or its \
+        number: 0), a network stream (rtsp://, http(s):// MJPEG or HLS, rtmp://, srt://) or an \
+        image sequence (frame-%04d.png), decoded by the ffmpeg program (5.1 or later, on PATH). \
+        Without SOURCE (or with -), frames come on stdin: concatenated JPEG files (ffmpeg ... -f \
+        image2pipe -c:v mjpeg -) or, with --raw WxH[:FORMAT], raw frames (ffmpeg ... -f rawvideo \
+        -pix_fmt rgb24 -). Each frame gives one JSON line as soon as it is done: {"frame", "pts", \
+        "time", "width", "height", "latency", "fps", "dropped", "detections"}; pts is the \
+        source's timestamp in seconds (null on stdin), time the wall-clock time the frame was \
+        read; frame numbers count the source's frames from 0 (gaps are dropped or sampled-out \
+        frames). A frame that cannot be used gives {"frame", "error"}. With --track each \
+        detection has an "id" that follows the object.
 
-        JSON Lines go to stdout, or to --jsonl FILE; with --annotate-pipe stdout carries the \
-        annotated frames as MJPEG (for ffplay -f mjpeg - or ffmpeg -f mjpeg -i -) and the JSON \
-        lines go to stderr unless --jsonl is given. By default every frame is processed \
-        (offline); --drop keeps only the newest waiting frame (real time) and counts the \
-        others as dropped. Exit status: 0 done (or the reader of stdout went away), 1 a frame \
-        failed, the stream was cut or a write failed, 2 usage or model error.
+        JSON Lines go to stdout, or to --jsonl FILE; --output FILE.mp4 writes the annotated \
+        video at the source's size and frame rate (finished and renamed into place at the end, \
+        also when SIGINT or SIGTERM stops the run). With --annotate-pipe stdout carries the \
+        annotated frames as MJPEG and the JSON lines go to stderr unless --jsonl is given. A \
+        file is read whole (every frame processed); cameras, network streams and --realtime \
+        keep only the newest waiting frame (--no-drop processes every one). A live source that \
+        fails is an error unless --reconnect. Exit status: 0 done (or the reader of stdout went \
+        away), 1 a frame or the source failed or a write failed, 2 usage, source or model \
+        error, 128+N stopped by signal N (the video finalised).
         """
     )
 
     @OptionGroup var files: ModelArguments
 
-    @Option(help: "Frames are raw RGB24 of this size (e.g. 640x480) instead of MJPEG.")
-    var raw: String?
+    @Argument(help: ArgumentHelp("Video file, camera (/dev/video0 or 0), stream URL or image sequence (frame-%04d.png); default: stdin.",
+                                 valueName: "source"))
+    var source: String?
 
-    @Option(help: "Largest MJPEG frame accepted, in bytes.")
-    var maxFrameBytes: Int = 64 << 20
+    @OptionGroup var input: StreamInputOptions
 
-    @Option(help: "Average each object's box over the last N frames (matched by class and IoU).")
-    var smooth: Int?
+    @OptionGroup var tracking: TrackingOptions
 
-    @Flag(help: "Give each detection an \"id\" that follows the object across frames (greedy IoU per class).")
-    var track = false
+    @Flag(inversion: .prefixedNo, help: "Drop waiting frames, keeping only the newest (default: on for cameras, network streams and --realtime).")
+    var drop: Bool?
 
-    @Flag(help: "Drop waiting frames, keeping only the newest (real time).")
-    var drop = false
+    @Option(help: "Write the annotated video to this file (.mp4, .mkv, .mov, .avi or .webm), at the source's size and frame rate.")
+    var output: String?
 
     @Option(help: "Write annotated frames as frame-000000.jpg, ... into this folder.")
     var annotateTo: String?
@@ -53,7 +58,7 @@ struct Stream: ParsableCommand {
     @Option(help: "Write the JSON lines to this file.")
     var jsonl: String?
 
-    @Flag(help: "Overwrite an existing --jsonl file and frame files in --annotate-to.")
+    @Flag(help: "Overwrite an existing --jsonl or --output file and frame files in --annotate-to.")
     var force = false
 
     @OptionGroup var detection: DetectionOptions<Words>
@@ -65,77 +70,67 @@ struct Stream: ParsableCommand {
     @Flag(help: "No summary on stderr.")
     var quiet = false
 
-    func validate() throws {
-        if let raw, Self.rawSize(raw) == nil { throw ValidationError("--raw must be WxH (e.g. 640x480), got \(raw)") }
-        if let smooth, smooth < 1 { throw ValidationError("--smooth must be ≥ 1") }
-        if maxFrameBytes < 1024 { throw ValidationError("--max-frame-bytes must be ≥ 1024") }
+    /// The source named on the command line; nil for stdin (none, or `-`).
+    var video: VideoInput? {
+        guard let source, source != "-" else { return nil }
+        return VideoInput(argument: source) ?? .file(source)
     }
 
-    static func rawSize(_ text: String) -> (width: Int, height: Int)? {
-        let parts = text.lowercased().split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w * h <= Image.defaultMaxPixels else { return nil }
-        return (w, h)
+    func validate() throws {
+        if let video {
+            if input.raw != nil { throw ValidationError("--raw is for frames on stdin, not for a source (\(video))") }
+            if input.reconnect && !video.isLive {
+                throw ValidationError("--reconnect is for cameras and network streams, not for \(video)")
+            }
+        } else {
+            if input.fps != nil {
+                throw ValidationError("--fps needs a source with timestamps (a video file, camera or stream URL), not stdin: use --every N")
+            }
+            if input.realtime { throw ValidationError("--realtime paces a video file given as the source, not stdin") }
+            if input.reconnect { throw ValidationError("--reconnect is for cameras and network streams, not stdin") }
+            if output != nil { throw ValidationError(StreamRun.outputNeedsVideo) }
+        }
     }
 
     static let terminalHint = "stream reads MJPEG or raw RGB24 frames from stdin, which is a terminal: pipe them in, "
-        + "e.g. ffmpeg -i video.mp4 -f image2pipe -c:v mjpeg - | darknet-swift stream CFG WEIGHTS (Ctrl-D ends)"
+        + "e.g. ffmpeg -i video.mp4 -f image2pipe -c:v mjpeg - | darknet-swift stream CFG WEIGHTS (Ctrl-D ends), "
+        + "or name the source: darknet-swift stream CFG WEIGHTS video.mp4"
 
     func run() throws {
-        if isatty(0) == 1 { warn(Self.terminalHint) }
-        let session: StreamSession
-        do {
-            let rawFrame = raw.flatMap(Self.rawSize)
-            if let rawFrame { try FrameReader.checkRawSize(descriptor: 0, width: rawFrame.width, height: rawFrame.height) }
-            let targets = try openTargets()
+        var run = StreamRun(input: .standardInput(input.raw.flatMap(RawFrameSpec.init).map { .raw($0) } ?? .mjpeg,
+                                                  maxFrameBytes: input.maxFrameBytes))
+        if let video {
+            run.input = .video(video)
+        } else if isatty(0) == 1 {
+            warn(Self.terminalHint)
+        }
+        run.sourceOptions = VideoSource.Options(realtime: input.realtime, timeout: input.timeout,
+                                                reconnect: input.reconnect ? VideoSource.Reconnect(attempts: input.reconnectAttempts) : nil,
+                                                onReconnect: Self.reportReconnection(attempts: input.reconnectAttempts))
+        run.sampler = input.sampler
+        run.drop = drop
+        run.tracker = tracking.tracker
+        run.smoother = tracking.smoother
+        run.output = output
+        run.annotateTo = annotateTo
+        run.annotatePipe = annotatePipe
+        run.jsonl = jsonl
+        run.force = force
+        run.quiet = quiet
+        try run.run {
             let loader = ModelLoader(cfg: files.cfg, weights: files.weights,
                                      options: ModelOptions(size: size.size, threads: threads.threads))
             let detector = try loader.detector(detection.detectorOptions)
-            let classNames = try loader.classNames(detection.names, classes: detector.classCount)
-            let filter = try detection.filter(names: classNames)
-            let kind: FrameReader.Kind = rawFrame.map { .raw(width: $0.width, height: $0.height) } ?? .mjpeg
-            session = StreamSession(detector: detector, filter: filter, names: classNames, smoother: smooth.map { BoxSmoother(window: $0) },
-                                    tracker: track ? ObjectTracker() : nil, targets: targets,
-                                    reader: FrameReader(kind: kind, maxFrameBytes: maxFrameBytes))
-        } catch {
-            _ = fail(error)
-            throw ExitCode(2)
+            let names = try loader.classNames(detection.names, classes: detector.classCount)
+            return (detector, names, try detection.filter(names: names))
         }
-        let summary = session.run(drop: drop)
-        switch summary.outputError {
-        case .closed?: return  // the reader of our output went away: nothing more to say
-        case let error?:
-            _ = fail(error)
-            throw ExitCode(1)
-        case nil: break
-        }
-        if !quiet && !(annotatePipe && jsonl == nil) { warn(summary.description) }
-        if let error = summary.streamError { _ = fail(error) }
-        if summary.failed > 0 || summary.streamError != nil { throw ExitCode(1) }
     }
 
-    /// Checks and opens the outputs before the model loads: `--annotate-to` must be a folder
-    /// holding no frame files and `--jsonl` must not exist, unless `--force`.
-    private func openTargets() throws -> StreamTargets {
-        if let annotateTo {
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: annotateTo, isDirectory: &isFolder) {
-                guard isFolder.boolValue else { throw CLIError.usage("--annotate-to \(annotateTo): a file, not a folder") }
-                let frames = try FileManager.default.contentsOfDirectory(atPath: annotateTo).filter(Self.isFrameFile).sorted()
-                if !force, let first = frames.first {
-                    throw AnnotationTargets.Error.exists((annotateTo as NSString).appendingPathComponent(first))
-                }
-            } else {
-                try FileManager.default.createDirectory(atPath: annotateTo, withIntermediateDirectories: true)
-            }
+    /// One warning line per reconnection: why, when and which attempt.
+    static func reportReconnection(attempts: Int) -> @Sendable (VideoError, Int, Double) -> Void {
+        { error, attempt, delay in
+            warn("warning: \(escapedForTerminal(String(describing: error))); reconnecting in \(delay) s (attempt \(attempt) of \(attempts))")
         }
-        let lines: StreamOutput
-        if let jsonl {
-            if !force && FileManager.default.fileExists(atPath: jsonl) { throw AnnotationTargets.Error.exists(jsonl) }
-            lines = try StreamOutput(creating: jsonl)
-        } else {
-            lines = annotatePipe ? .standardError : .standardOutput
-        }
-        return StreamTargets(lines: lines, annotateTo: annotateTo, annotatePipe: annotatePipe, force: force)
     }
 
     /// `frame-NNNNNN.jpg`, as `--annotate-to` names its files.

@@ -3,14 +3,15 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Video
 
 /// A file descriptor that `stream` writes its JSON lines or annotated frames to, with
-/// `write(2)` so a failed write is an error to report, not a crash (`FileHandle.write` traps).
+/// `write(2)` (`DescriptorWriter`: short writes continued, EINTR retried, EAGAIN polled) so a
+/// failed write is an error to report, not a crash (`FileHandle.write` traps).
 ///
-/// Rules: a short write is continued; EINTR is retried; EAGAIN (a non-blocking descriptor)
-/// waits with `poll` until it is writable. EPIPE (the reader went away, with SIGPIPE
-/// ignored; otherwise SIGPIPE ends the process as for any Unix filter) is `closed`, which
-/// ends the run quietly; any other failure (ENOSPC from `> /dev/full`, EIO) is `failed`.
+/// Rules: EPIPE (the reader went away, with SIGPIPE ignored; otherwise SIGPIPE ends the
+/// process as for any Unix filter) is `closed`, which ends the run quietly; any other failure
+/// (ENOSPC from `> /dev/full`, EIO) is `failed`.
 struct StreamOutput {
     enum Failure: Error, CustomStringConvertible {
         /// The reading end of the pipe was closed.
@@ -50,28 +51,7 @@ struct StreamOutput {
     }
 
     func write(_ bytes: [UInt8]) throws(Failure) {
-        var done = 0
-        while done < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in
-                #if canImport(Glibc)
-                Glibc.write(descriptor, buffer.baseAddress! + done, buffer.count - done)
-                #else
-                Darwin.write(descriptor, buffer.baseAddress! + done, buffer.count - done)
-                #endif
-            }
-            if count >= 0 {
-                done += count
-                continue
-            }
-            let code = errno
-            switch code {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK:
-                var request = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&request, 1, -1)
-            case EPIPE: throw .closed(name)
-            default: throw .failed(name, code)
-            }
-        }
+        guard let code = DescriptorWriter.write(bytes, to: descriptor) else { return }
+        throw code == EPIPE ? .closed(name) : .failed(name, code)
     }
 }

@@ -46,6 +46,16 @@ final class BoundedQueue<Element>: @unchecked Sendable {
         return item
     }
 
+    /// Never waits: the first item, or nil when none is waiting.
+    func tryPop() -> Element? {
+        condition.lock()
+        defer { condition.unlock() }
+        if items.isEmpty { return nil }
+        let item = items.removeFirst()
+        condition.broadcast()
+        return item
+    }
+
     func close() {
         condition.lock()
         closed = true
