@@ -56,21 +56,36 @@ extension Image {
     }
 }
 
-/// Writes `bytes` to a temporary file next to `path`, then renames it onto `path`.
+/// Writes `bytes` to a temporary file next to `path`, then renames it onto `path`. Failures
+/// are `ImageError.writeFailed` with the system's reason in the project's words
+/// (`openFailure`), never Foundation's sentence.
 func writeAtomically(_ bytes: [UInt8], to path: String) throws {
     let url = URL(fileURLWithPath: path)
     let folder = url.deletingLastPathComponent()
-    let temp = folder.appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
-    do {
-        try Data(bytes).write(to: temp)
-    } catch {
-        // A write that failed part-way (a full disk) leaves a partial temporary behind.
-        try? FileManager.default.removeItem(at: temp)
-        throw ImageError.writeFailed(path: path, reason: "cannot write \(temp.path): \(error.localizedDescription)")
+    let temp = folder.appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))").path
+    let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw ImageError.writeFailed(path: path, reason: "cannot create \(temp): \(openFailure(errno))") }
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0 && errno == EINTR { continue }
+        if written <= 0 {
+            // A write that failed part-way (a full disk) leaves no partial temporary behind.
+            let reason = written < 0 ? openFailure(errno) : "nothing written"
+            close(fd)
+            unlink(temp)
+            throw ImageError.writeFailed(path: path, reason: "cannot write \(temp): \(reason)")
+        }
+        offset += written
     }
-    if rename(temp.path, path) != 0 {
-        let reason = String(cString: strerror(errno))
-        try? FileManager.default.removeItem(at: temp)
+    if close(fd) != 0 {
+        let reason = openFailure(errno)
+        unlink(temp)
+        throw ImageError.writeFailed(path: path, reason: "cannot write \(temp): \(reason)")
+    }
+    if rename(temp, path) != 0 {
+        let reason = openFailure(errno)
+        unlink(temp)
         throw ImageError.writeFailed(path: path, reason: "cannot rename temporary file into place: \(reason)")
     }
 }

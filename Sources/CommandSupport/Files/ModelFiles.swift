@@ -7,17 +7,12 @@ import Foundation
 /// kind for the command (a detector given to `classify`, a classifier to `detect`).
 package enum ModelFiles {
     enum Error: Swift.Error, CustomStringConvertible {
-        case swapped(cfg: String, weights: String)
-        case weightsGivenAsCfg(String)
         case notADetector(String)
         case notAClassifier(String)
         case unsupportedChannels(String, Int)
 
         var description: String {
             switch self {
-            case .swapped(let cfg, let weights):
-                return "cfg and weights seem swapped: \(cfg) is a weights file and \(weights) a cfg"
-            case .weightsGivenAsCfg(let path): return "\(path): this is a Darknet weights file, not a cfg"
             case .notADetector(let path): return "\(path): no [yolo] or [region] layer: not a detector (use classify)"
             case .notAClassifier(let path):
                 return "\(path): has a [yolo] or [region] layer: a detector, not a classifier (use detect)"
@@ -31,13 +26,14 @@ package enum ModelFiles {
     package static func model(cfg: String, weights: String?, width: Int?, height: Int?) throws -> ModelDescription {
         let path = RawPath(argument: cfg)
         let limit = ModelLimits().maximumCfgBytes
-        /// A weights file given as the cfg (or cfg and weights swapped) is named as such.
+        /// A weights file given as the cfg (or cfg and weights swapped) is named as such
+        /// (`ModelFileKind`'s rules, which `Detector(cfg:weights:)` applies too).
         func checkNotWeights(_ first: [UInt8]) throws {
-            guard looksLikeWeights(first) else { return }
-            if let weights, looksLikeCfg(try? head(of: RawPath(argument: weights))) {
-                throw Error.swapped(cfg: path.display, weights: RawPath(argument: weights).display)
+            guard ModelFileKind.looksLikeWeights(first) else { return }
+            if let weights, ModelFileKind.looksLikeCfg(try? head(of: RawPath(argument: weights))) {
+                throw ModelFileError.swapped(cfg: path.display, weights: RawPath(argument: weights).display)
             }
-            throw Error.weightsGivenAsCfg(path.display)
+            throw ModelFileError.weightsGivenAsCfg(path.display)
         }
         // A regular file's size is known before reading it: a huge one is refused unread.
         if let info = path.status(), info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) > limit {
@@ -59,6 +55,7 @@ package enum ModelFiles {
         let path = RawPath(argument: weights)
         guard let info = path.status() else { throw FileBytes.failure(path, errno) }
         if info.st_mode & S_IFMT == S_IFDIR { throw FileError.isDirectory(path) }
+        if ModelFileKind.looksLikeCfg(try head(of: path)) { throw ModelFileError.cfgGivenAsWeights(path.display) }
         if info.st_mode & S_IFMT == S_IFREG, validUTF8(path.bytes) != nil {
             return try PreparedModel(model: model, weightsFile: weights, options: options, batch: batch)
         }
@@ -78,26 +75,6 @@ package enum ModelFiles {
 
     package static func isDetector(_ model: ModelDescription) -> Bool {
         model.layers.contains(where: \.isDetectionHead)
-    }
-
-    /// A weights file starts with its header, three little-endian int32 (major, minor,
-    /// revision: 0 2 0, 0 1 0 or 1 0 0): zero bytes no cfg holds.
-    static func looksLikeWeights(_ first: [UInt8]) -> Bool {
-        guard first.count >= 12, first.prefix(12).contains(0) else { return false }
-        let word = { (i: Int) in UInt32(first[i]) | UInt32(first[i + 1]) << 8 | UInt32(first[i + 2]) << 16 | UInt32(first[i + 3]) << 24 }
-        return word(0) < 1000 && word(4) < 1000 && word(8) < 1000
-    }
-
-    /// A cfg starts with `[` once blank lines and `#`/`;` comments are skipped.
-    static func looksLikeCfg(_ head: [UInt8]?) -> Bool {
-        guard let head else { return false }
-        let text = String(decoding: head.prefix(while: { $0 != 0 }), as: UTF8.self)
-        for line in text.split(whereSeparator: \.isNewline) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed.hasPrefix(";") { continue }
-            return trimmed.hasPrefix("[")
-        }
-        return false
     }
 
     /// The first kilobyte of a regular file (a pipe is not read: that would consume it).

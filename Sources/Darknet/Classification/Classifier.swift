@@ -64,9 +64,11 @@ public final class Classifier: @unchecked Sendable {
     }
 
     /// Loads a cfg, its weights and optionally a labels file (one name per line);
-    /// `width`/`height` override `[net]`'s input size.
+    /// `width`/`height` override `[net]`'s input size. Files given the wrong way round are a
+    /// `ModelFileError` (`ModelFileKind.check`).
     public convenience init(cfg: String, weights: String, labels: String? = nil, width: Int? = nil, height: Int? = nil,
                             options: ExecutionOptions = .init(), limits: ModelLimits = .init()) throws {
+        try ModelFileKind.check(cfg: cfg, weights: weights)
         let model = try ModelDescription(contentsOf: cfg, width: width ?? height, height: height ?? width, limits: limits)
         let names = try labels.map { try ClassNames.load(contentsOf: $0, maximumBytes: limits.maximumNamesBytes) }
         try self.init(PreparedModel(model: model, weightsFile: weights, options: options), labels: names)

@@ -43,8 +43,11 @@ public final class Detector: @unchecked Sendable {
     }
 
     /// Loads a cfg and its weights; `options.width`/`height` override `[net]`'s input size.
+    /// The two files given the wrong way round, or one of them given as both, is a
+    /// `ModelFileError` before either is parsed.
     public convenience init(cfg: String, weights: String, options: DetectorOptions = .init(),
                             limits: ModelLimits = .init()) throws {
+        try ModelFileKind.check(cfg: cfg, weights: weights)
         let model = try ModelDescription(contentsOf: cfg, width: options.width ?? options.height,
                                          height: options.height ?? options.width, limits: limits)
         try self.init(PreparedModel(model: model, weightsFile: weights, options: options.execution), options: options)

@@ -17,10 +17,10 @@ final class MappedFile {
     init(path: String) throws {
         self.path = path
         let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw WeightsError.unreadable(file: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw WeightsError.unreadable(file: path, reason: TextFile.reason(errno)) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw WeightsError.unreadable(file: path, reason: String(cString: strerror(errno))) }
+        guard fstat(fd, &info) == 0 else { throw WeightsError.unreadable(file: path, reason: TextFile.reason(errno)) }
         if (info.st_mode & S_IFMT) == S_IFDIR { throw WeightsError.unreadable(file: path, reason: "is a directory") }
         let size = Int(info.st_size)
         guard size > 0 else {
@@ -28,7 +28,7 @@ final class MappedFile {
             return
         }
         guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
-            throw WeightsError.unreadable(file: path, reason: String(cString: strerror(errno)))
+            throw WeightsError.unreadable(file: path, reason: TextFile.reason(errno))
         }
         _ = madvise(base, size, MADV_SEQUENTIAL)
         bytes = UnsafeRawBufferPointer(start: base, count: size)
