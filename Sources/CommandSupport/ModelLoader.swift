@@ -36,14 +36,15 @@ package struct ModelLoader {
         return try ModelFiles.prepared(weights, for: model, options: execution, batch: batch)
     }
 
-    /// A detector for `detect` and `stream`: a cfg without a `[yolo]` or `[region]` layer is
-    /// refused before its weights are read. `selection` gives the thresholds, NMS and input
-    /// mapping; the input size and execution are the loader's.
-    package func detector(_ selection: DetectorOptions) throws -> Detector {
+    /// A detector for `detect`, `stream`, `map` and `valid`: a cfg without a `[yolo]` or
+    /// `[region]` layer is refused before its weights are read. `selection` gives the
+    /// thresholds (without one, the cfg's darknet's default: `ModelDescription.defaultThreshold`),
+    /// NMS and input mapping; the input size and execution are the loader's.
+    package func detector(_ selection: DetectorSelection) throws -> Detector {
         let model = try model()
         if !ModelFiles.isDetector(model) { throw ModelFiles.Error.notADetector(RawPath(argument: cfg).display) }
         try ModelFiles.checkChannels(model, cfg: cfg)
-        var detection = selection
+        var detection = selection.resolved(for: model)
         detection.width = options.size
         detection.height = options.size
         detection.execution = execution
@@ -51,18 +52,28 @@ package struct ModelLoader {
     }
 
     /// A classifier for `classify`: a detector's cfg is refused before its weights are read;
-    /// `labels` (one name a line) is read as `readClassNames` reads names.
-    package func classifier(labels: String?) throws -> Classifier {
+    /// `labels` (one name a line) is read as `readClassNames` reads names. Without `labels`, a
+    /// `.data` file's `names=`, else its `labels=`, as AlexeyAB's `classifier predict` reads
+    /// it (classifier.c); its `classes=` must be the network's outputs (his error too).
+    package func classifier(labels: String?, data: DataFile? = nil) throws -> Classifier {
         let model = try model()
         if ModelFiles.isDetector(model) { throw ModelFiles.Error.notAClassifier(RawPath(argument: cfg).display) }
         try ModelFiles.checkChannels(model, cfg: cfg)
-        let names = try labels.map { try readClassNames($0, classes: model.layers.last?.output.count ?? 0) }
+        let outputs = model.layers.last?.output.count ?? 0
+        if let data, let declared = data.classes, declared != outputs, let entry = data.entry("classes") {
+            throw ClassNamesError.classesKey(data.location(entry), value: declared, classes: outputs)
+        }
+        let file = try labels ?? data.map { data throws in
+            try data.existingPath(data.entry("names") == nil && data.entry("labels") != nil ? "labels" : "names", for: "the class labels")
+        }
+        let names = try file.map { try readClassNames($0, classes: outputs) }
         return try Classifier(prepared(model), labels: names)
     }
 
-    /// A detector's `classes` names: the file `names`, else coco.names beside the weights or
-    /// the cfg (`loadClassNames`).
-    package func classNames(_ names: String?, classes: Int) throws -> [String] {
-        try loadClassNames(names, beside: [weights, cfg].compactMap { $0 }, classes: classes)
+    /// A detector's `classes` names: the file `names`, else the `.data` file's `names=`, else
+    /// coco.names beside the weights or the cfg (`loadClassNames`, which checks `data`'s
+    /// `classes=` and the names' count under `rule`).
+    package func classNames(_ names: String?, data: DataFile? = nil, classes: Int, rule: NamesCountRule = .warn) throws -> [String] {
+        try loadClassNames(names, data: data, beside: [weights, cfg].compactMap { $0 }, classes: classes, rule: rule)
     }
 }

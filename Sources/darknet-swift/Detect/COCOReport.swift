@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import YOLO
 
@@ -15,6 +16,10 @@ enum COCOReport {
         46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65,
         67, 70, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 84, 85, 86, 87, 88, 89, 90,
     ]
+
+    /// Above this threshold COCO results warn: COCO's evaluation ranks every box, and darknet's
+    /// `detector valid` writes them above 0.001 (AlexeyAB) or 0.005 (pjreddie).
+    static let thresholdWarning: Float = 0.01
 
     /// The COCO id of a darknet class: the table for 80-class models, the class number otherwise.
     static func categoryId(classId: Int, classCount: Int) -> Int {
@@ -79,4 +84,10 @@ struct COCOImageIds: Sendable {
 
 private extension UInt8 {
     var isWhitespace: Bool { self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0D }
+}
+
+/// `--image-ids FILE` (`detect`, `valid`): where COCO results take their image ids. Declared here once.
+struct ImageIdsOption: ParsableArguments {
+    @Option(help: "COCO image ids: a COCO annotations JSON or lines `<file name> <id>`.")
+    var imageIds: String?
 }

@@ -12,9 +12,9 @@ extension DetectRun {
     /// did not travel with the item (batches above 1).
     func writeFiles(_ result: ImageResult, of input: InputImage, item: inout PipelineItem) throws {
         let annotated = try targets?.claim(for: input)
-        let labelFile = labels?.path(for: input, suffix: ".txt")
+        let labelFile = try labels?.path(for: input, suffix: ".txt")
         if let labels, let labelFile { try labels.claim([labelFile], for: input) }
-        let cropFiles = crops.map { Crops.names(for: result.detections, of: input, in: $0, names: names, png: item.png) }
+        let cropFiles = try crops.map { try Crops.names(for: result.detections, of: input, in: $0, names: names, png: item.png) }
         if let crops, let cropFiles { try crops.claim(cropFiles, for: input) }
 
         if let labelFile { try AtomicFile.write(Array(SaveLabels.text(result.detections).utf8), to: labelFile) }

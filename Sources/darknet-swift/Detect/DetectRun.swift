@@ -45,7 +45,8 @@ struct PipelineItem: @unchecked Sendable {
 final class DetectRun: @unchecked Sendable {
     let detector: Detector
     let filter: DetectionFilter
-    var writer: ResultWriter
+    /// `--format` on stdout, then each results file (`--json FILE`…).
+    var writers: [ResultWriter]
     let targets: AnnotationTargets?
     let skipExisting: Bool
     let names: [String]
@@ -65,7 +66,7 @@ final class DetectRun: @unchecked Sendable {
     private let stopLock = NSLock()
     private var stopped = false
 
-    init(detector: Detector, filter: DetectionFilter, writer: ResultWriter, names: [String], batch: Int = 1,
+    init(detector: Detector, filter: DetectionFilter, writers: [ResultWriter], names: [String], batch: Int = 1,
          progress: Progress, targets: AnnotationTargets?, skipExisting: Bool,
          labels: OutputFolder? = nil, crops: OutputFolder? = nil, tiling: TilesOption? = nil) {
         self.detector = detector
@@ -74,7 +75,7 @@ final class DetectRun: @unchecked Sendable {
         self.tiling = tiling
         self.batch = batch
         self.filter = filter
-        self.writer = writer
+        self.writers = writers
         self.names = names
         self.progress = progress
         self.targets = targets
@@ -84,7 +85,7 @@ final class DetectRun: @unchecked Sendable {
     var isStopped: Bool { stopLock.withLock { stopped } }
 
     func run(_ source: AnyIterator<InputEvent>, pipelined: Bool) {
-        do { try writer.begin() } catch { return stop(error) }
+        do { for index in writers.indices { try writers[index].begin() } } catch { return stop(error) }
         if pipelined {
             let decoded = BoundedQueue<PipelineItem>(capacity: 1)
             let inferred = BoundedQueue<PipelineItem>(capacity: 1)
@@ -119,8 +120,11 @@ final class DetectRun: @unchecked Sendable {
             }
             for item in infer(waiting) { finish(item) }
         }
-        if !isStopped {
-            do { try writer.end() } catch { stop(error) }
+        // A stopped run still closes its files: the results computed are kept.
+        for index in writers.indices {
+            if isStopped { writers[index].abandon() } else {
+                do { try writers[index].end() } catch { stop(error) }
+            }
         }
         progress.finish()
     }
@@ -229,7 +233,9 @@ final class DetectRun: @unchecked Sendable {
                                agnostic: options.nmsMode == .agnostic, overlap: overlap)
     }
 
-    /// Output stage: the format's record, the annotated image, counting and progress.
+    /// Output stage: the files, the formats' records, counting and progress. An image whose
+    /// files fail (an annotated image that exists, a full disk) is a failure, but its
+    /// detections were computed: its records are written all the same.
     func finish(_ item: consuming PipelineItem) {
         if isStopped { return }
         if item.skipped {
@@ -240,14 +246,17 @@ final class DetectRun: @unchecked Sendable {
         var error = item.error
         if error == nil, let input = item.input, let result = item.result {
             do {
-                progress.erase(forStandardOutput: true)
-                // The files first: an image that fails there has no record in the output.
                 try writeFiles(result, of: input, item: &item)
-                try writer.write(result)
+            } catch let failure {
+                error = failure
+            }
+            do {
+                progress.erase(forStandardOutput: true)
+                for index in writers.indices { try writers[index].write(result) }
             } catch let output as OutputError {
                 return stop(output)
             } catch let failure {
-                error = failure
+                error = error ?? failure
             }
         }
         if let error {

@@ -6,11 +6,14 @@ enum OutputError: Error, CustomStringConvertible {
     case closed
     /// Any other failure (a full disk, an I/O error), with `strerror`'s words.
     case failed(String)
+    /// A results file (`detect --jsonl FILE`…) could not be written: its path and why.
+    case file(String, String)
 
     var description: String {
         switch self {
         case .closed: return "cannot write to stdout: the reader closed the pipe"
         case .failed(let reason): return "cannot write to stdout: \(reason)"
+        case .file(let path, let reason): return "cannot write \(path): \(reason)"
         }
     }
 }
