@@ -40,7 +40,8 @@ struct DarknetSwift: ParsableCommand {
         commandName: "darknet-swift",
         abstract: "Run Darknet YOLO models (.cfg + .weights) on the CPU.",
         version: version,
-        subcommands: [Detect.self, Stream.self, Classify.self, Summary.self, Benchmark.self, SynthWeights.self]
+        subcommands: [Detect.self, Stream.self, Classify.self, Map.self, Valid.self, Summary.self, Benchmark.self,
+                      SynthWeights.self]
     )
 
     /// As ArgumentParser's, except that usage errors exit with status 2 (the rule of every
