@@ -11,8 +11,8 @@ final class MapCommandTests: XCTestCase {
     func testDetectorMapPrintsHisLines() throws {
         let folder = try DarknetOracle.labelledSet(self)
         for points in ["0", "11", "101"] {
-            let result = try DarknetOracle.run(["map", "set.data"] + CLI.tinyDetector()
-                                               + ["--points", points, "--stretch", "--quiet"], in: folder)
+            let result = try DarknetOracle.run(["detector", "map", "set.data"] + CLI.tinyDetector()
+                                               + ["-points", points, "-dont_show", "--stretch", "--quiet"], in: folder)
             XCTAssertEqual(result.status, 0, result.stderr)
             let expected = try DarknetOracle.text("map-points\(points).txt")
             let ours = result.stdout.components(separatedBy: " mean average precision (mAP@0.50:0.95)")
@@ -120,7 +120,7 @@ final class MapCommandTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("--points must be 0 (area under the curve) or 2...10000, got 1"), bad.stderr)
         try "a\nb\n".write(to: folder.appendingPathComponent("two.names"), atomically: true, encoding: .utf8)
         try "classes=80\nnames=two.names\nvalid=valid.txt\n".write(to: folder.appendingPathComponent("two.data"), atomically: true, encoding: .utf8)
-        let names = try DarknetOracle.run(["map", "two.data"] + CLI.tinyDetector(), in: folder)
+        let names = try DarknetOracle.run(["detector", "map", "two.data"] + CLI.tinyDetector(), in: folder)
         XCTAssertEqual(names.status, 2)
         XCTAssertTrue(names.stderr.contains("two.names has 2 names but the model has 80 classes"), names.stderr)
     }

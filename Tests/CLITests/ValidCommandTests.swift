@@ -17,7 +17,7 @@ final class ValidCommandTests: XCTestCase {
     func testCOCOResultsAreHis() throws {
         let folder = try DarknetOracle.labelledSet(self, labels: false, extra: "eval=coco\n")
         try DarknetOracle.photos.map { "\($0).jpg 0\n" }.joined().write(to: folder.appendingPathComponent("ids.txt"), atomically: true, encoding: .utf8)
-        let result = try DarknetOracle.run(["valid", "set.data"] + CLI.tinyDetector()
+        let result = try DarknetOracle.run(["detector", "valid", "set.data"] + CLI.tinyDetector()
                                            + ["--stretch", "--thresh", "0.001", "--nms", "0.6", "--image-ids", "ids.txt"], in: folder)
         XCTAssertEqual(result.status, 0, result.stderr)
         let ours = try String(contentsOf: folder.appendingPathComponent("results/coco_results.json"), encoding: .utf8)
