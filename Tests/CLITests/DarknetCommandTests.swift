@@ -65,6 +65,21 @@ final class DarknetCommandTests: XCTestCase {
         XCTAssertTrue(again.stderr.contains("set/dog.txt already exists (use --force to overwrite it"), again.stderr)
     }
 
+    /// On a terminal, his prompt before each path read, and Ctrl-D ends the run.
+    func testDetectorTestPromptsOnATerminal() throws {
+        let folder = try DarknetOracle.labelledSet(self, photos: ["eagle"], labels: false)
+        let typed = folder.appendingPathComponent("typed")
+        try Data("set/eagle.jpg\n\u{4}".utf8).write(to: typed)
+        let line = (["detector", "test", "set.data"] + (try CLI.tinyDetector()) + ["-dont_show"]).map { "'\($0)'" }.joined(separator: " ")
+        // script(1) runs the command on a pseudo-terminal, which is then its stdin.
+        let result = try CLI.run(executable: URL(fileURLWithPath: "/usr/bin/script"),
+                                 ["-qec", "cd '\(folder.path)' && '\(CLI.binary.path)' \(line)", "/dev/null"], stdin: typed, timeout: 600)
+        XCTAssertEqual(result.status, 0, result.stdout)
+        XCTAssertEqual(result.stdout.components(separatedBy: "Enter Image Path: ").count, 3, result.stdout)
+        XCTAssertTrue(result.stdout.contains("Enter Image Path: set/eagle.jpg: Predicted in "), result.stdout)
+        XCTAssertTrue(result.stdout.contains("bird: "), result.stdout)
+    }
+
     /// A flag his subcommand reads but that cannot be honoured is refused by name; one he reads
     /// for another subcommand only is ignored with a note; an unknown one is refused; his
     /// commands outside inference are refused; the shapes need DATA CFG WEIGHTS.
