@@ -95,6 +95,34 @@ final class MapCommandTests: XCTestCase {
         XCTAssertEqual(report["missingLabels"] as? [String], ["set/kite.txt"])
     }
 
+    /// `difficult=` lists, for each image of valid=, an image whose label file holds its
+    /// difficult objects: a detection of one that matches no true object leaves the ranking
+    /// (his rule); a list of another length is an error naming both counts.
+    func testDifficultObjectsLeaveTheRanking() throws {
+        let folder = try DarknetOracle.labelledSet(self, photos: ["dog"], labels: false, extra: "difficult=difficult.txt\n")
+        try Data().write(to: folder.appendingPathComponent("set/dog.txt"))
+        let hard = folder.appendingPathComponent("hard")
+        try FileManager.default.createDirectory(at: hard, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: DarknetOracle.folder.appendingPathComponent("set-labels/dog.txt"),
+                                         to: hard.appendingPathComponent("dog.txt"))
+        try "hard/dog.jpg\n".write(to: folder.appendingPathComponent("difficult.txt"), atomically: true, encoding: .utf8)
+        let count = { (data: String) throws -> Int in
+            let result = try DarknetOracle.run(["map", data] + CLI.tinyDetector() + ["--format", "json", "--quiet"], in: folder)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+            XCTAssertEqual(report["objects"] as? Int, 0)
+            return try XCTUnwrap(report["detections"] as? Int)
+        }
+        try "classes=80\nnames=\(try TestData.path("data/coco.names"))\nvalid=valid.txt\n".write(
+            to: folder.appendingPathComponent("plain.data"), atomically: true, encoding: .utf8)
+        let all = try count("plain.data"), kept = try count("set.data")
+        XCTAssertLessThan(kept, all - 3, "the four dog, truck, car and bicycle boxes (and their near copies) leave the ranking")
+        try "hard/dog.jpg\nhard/dog.jpg\n".write(to: folder.appendingPathComponent("difficult.txt"), atomically: true, encoding: .utf8)
+        let mismatch = try DarknetOracle.run(["map", "set.data"] + CLI.tinyDetector(), in: folder)
+        XCTAssertEqual(mismatch.status, 2)
+        XCTAssertTrue(mismatch.stderr.contains("difficult.txt: 2 paths, but the image list has 1"), mismatch.stderr)
+    }
+
     /// Every figure of the text is in the JSON; --valid and image folders replace valid=;
     /// --points and --iou-thresh are checked; a names file that does not fit the model stops
     /// map, as his does.

@@ -47,9 +47,9 @@ struct MapRun {
 
     /// The `difficult=` list: one path per image of the valid list, in the same order.
     static func difficultList(_ file: String, count: Int) throws -> [RawPath] {
-        let (paths, _) = try InputSource(paths: [], list: RawPath(argument: file), recursive: false).all()
+        let paths = try DataSetArguments.lines(file)
         guard paths.count == count else { throw Error.difficultCount(file: file, paths: paths.count, images: count) }
-        return paths.map(\.path)
+        return paths
     }
 
     /// Evaluates `images` (with `problems`, inputs that could not be listed), drawing a progress bar.

@@ -24,13 +24,24 @@ struct DataSetArguments: ParsableArguments {
     /// The `.data` file, its warnings printed.
     func dataFile() throws -> DataFile { try DataFileOptions.read(data) }
 
-    /// Every image, in order (a list read as darknet's `get_paths` reads it, relative to the
-    /// current folder), and the inputs that could not be listed; `purpose` names the command
-    /// in the error for a `.data` file without `valid=`.
+    /// Every image, in order, and the inputs that could not be listed; `purpose` names the
+    /// command in the error for a `.data` file without `valid=`. A list is read as darknet's
+    /// `get_paths` reads it (`lines`): an image listed twice counts twice, as in his mAP.
     func inputs(_ dataFile: DataFile, for purpose: String) throws -> (images: [InputImage], problems: [InputEvent]) {
-        let list = try valid ?? (images.isEmpty ? dataFile.existingPath("valid", for: purpose) : nil)
-        return try InputSource(paths: images.map(RawPath.init(argument:)), list: list.map(RawPath.init(argument:)),
-                               recursive: false).all()
+        if images.isEmpty {
+            let list = try valid ?? dataFile.existingPath("valid", for: purpose)
+            return (try Self.lines(list).map { InputImage(path: $0) }, [])
+        }
+        return try InputSource(paths: images.map(RawPath.init(argument:)), list: nil, recursive: false).all()
+    }
+
+    /// The paths of a list file, one a line, relative to the current folder as darknet opens
+    /// them (blank lines and `#` comments skipped; `\r\n` accepted).
+    static func lines(_ file: String) throws -> [RawPath] {
+        let reader = try ListReader(RawPath(argument: file))
+        var paths: [RawPath] = []
+        while let path = try reader.next() { paths.append(path) }
+        return paths
     }
 }
 
