@@ -32,10 +32,16 @@ struct ResultFileOptions: ParsableArguments {
         if Set(paths).count != paths.count { throw ValidationError("two results files with the same path") }
     }
 
-    /// A writer for each file, its temporary created (an existing file refused without `force`).
+    /// A writer for each file, its temporary created (an existing file refused without `force`:
+    /// then no temporary is left behind).
     func writers(context: ResultContext, force: Bool, inputs: [RawPath]) throws -> [ResultWriter] {
-        try requested.map { format, path in
-            ResultWriter(format: format, destination: .file(try ResultFile(path, force: force, inputs: inputs)), context: context)
+        var files: [ResultFile] = []
+        do {
+            for (_, path) in requested { files.append(try ResultFile(path, force: force, inputs: inputs)) }
+        } catch {
+            for file in files { file.abandon() }
+            throw error
         }
+        return zip(requested, files).map { ResultWriter(format: $0.format, destination: .file($1), context: context) }
     }
 }

@@ -52,10 +52,6 @@ struct Valid: ParsableCommand {
 
     @OptionGroup var strict: StrictOption
 
-    func validate() throws {
-        if let outName, outName.contains("/") { throw ValidationError("--out-name is a file name, without /: got \(outName)") }
-    }
-
     func run() throws {
         do {
             let loader = ModelLoader(cfg: set.files.cfg, weights: set.files.weights,
@@ -66,11 +62,11 @@ struct Valid: ParsableCommand {
             let detector = try loader.detector(boxes.detectorOptions(mapping: fitting.mapping?.value, defaults: .valid))
             let names = try loader.classNames(nil, data: dataFile, classes: detector.classCount)
             let (found, problems) = try set.inputs(dataFile, for: "valid's images")
+            let classes = try boxes.classes.map { try DetectionFilter.classIds($0, names: names) }
             let folder = results ?? dataFile.value("results") ?? "results"
             var output = try ValidOutput(kind: kind, folder: folder, name: outName, names: names, classCount: detector.classCount,
                                          imageIds: COCOImageIds(file: imageIds.imageIds), force: force,
                                          inputs: found.map(\.path))
-            let classes = try boxes.classes.map { try DetectionFilter.classIds($0, names: names) }
             var failed = 0
             for case .problem(let path, let error) in problems {
                 failed += 1
