@@ -22,6 +22,14 @@ package struct ModelLoader {
                                      convolutionAlgorithm: options.convolutionAlgorithm)
     }
 
+    /// The loader of a command that takes the model files, `--size`, `--strict`, `--threads`
+    /// and `--conv-algorithm` (`detect`, `map`, `valid`).
+    package init(_ files: ModelArguments, size: Int?, strict: Bool, engine: EngineOptions) {
+        self.init(cfg: files.cfg, weights: files.weights,
+                  options: ModelOptions(size: size, strict: strict, threads: engine.threads,
+                                        convolutionAlgorithm: engine.convolutionAlgorithm))
+    }
+
     /// The parsed cfg with its warnings reported; `weights` is read only to name swapped files.
     package func model() throws -> ModelDescription {
         let model = try ModelFiles.model(cfg: cfg, weights: weights, width: options.size, height: options.size)

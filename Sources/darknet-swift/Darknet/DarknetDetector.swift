@@ -65,11 +65,10 @@ struct DarknetDetector: ParsableCommand {
                 let detect = try parsed(Detect.self, subcommand, [translation.positionals[1], translation.positionals[2]] + arguments
                                        + ["--data", translation.positionals[0], "--format", "ext"] + translation.native)
                 try detect.run(darknet: DarknetTest(prompt: prompt))
-            case "map", "valid":
-                let native: ParsableCommand.Type = subcommand == "map" ? Map.self : Valid.self
-                let translation = try translate(subcommand, rest, for: native)
-                var command = try parse(native, subcommand, translation.positionals + translation.native)
-                try command.run()
+            case "map":
+                try run(Map.self, subcommand, rest)
+            case "valid":
+                try run(Valid.self, subcommand, rest)
             case "demo":
                 let translation = try translate(subcommand, rest, for: Stream.self)
                 let stream = try DemoTranslation.stream(translation)
@@ -106,13 +105,10 @@ struct DarknetDetector: ParsableCommand {
         }
     }
 
-    private func parse(_ command: ParsableCommand.Type, _ subcommand: String, _ arguments: [String]) throws -> ParsableCommand {
-        do {
-            return try command.parseAsRoot(arguments)
-        } catch let help as CleanExit {
-            throw help
-        } catch {
-            throw CLIError.usage("detector \(subcommand): " + command.message(for: error))
-        }
+    /// `command` run on the translation of `words` (DATA CFG WEIGHTS first, as theirs).
+    private func run<Command: ParsableCommand>(_ command: Command.Type, _ subcommand: String, _ words: [String]) throws {
+        let translation = try translate(subcommand, words, for: command)
+        var native = try parsed(command, subcommand, translation.positionals + translation.native)
+        try native.run()
     }
 }

@@ -18,9 +18,7 @@ struct DarknetTest {
 extension Detect {
     /// `detect`, or `detector test` with `darknet`'s additions.
     func run(darknet: DarknetTest?) throws {
-        let loader = ModelLoader(cfg: files.cfg, weights: files.weights,
-                                 options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
-                                                       convolutionAlgorithm: engine.convolutionAlgorithm))
+        let loader = ModelLoader(files, size: size.size, strict: strict.strict, engine: engine)
         let dataFile = try data.read()
         let selection = detection.detectorOptions
         let detector = try loader.detector(selection)

@@ -68,9 +68,7 @@ struct Map: ParsableCommand {
 
     func run() throws {
         do {
-            let loader = ModelLoader(cfg: set.files.cfg, weights: set.files.weights,
-                                     options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
-                                                           convolutionAlgorithm: engine.convolutionAlgorithm))
+            let loader = ModelLoader(set.files, size: size.size, strict: strict.strict, engine: engine)
             let dataFile = try set.dataFile()
             let selection = DetectorSelection(options: DetectorOptions(mapping: fitting.mapping?.value),
                                               threshold: MapRun.detectionThreshold, nmsThreshold: 0.45)

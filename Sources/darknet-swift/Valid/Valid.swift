@@ -54,9 +54,7 @@ struct Valid: ParsableCommand {
 
     func run() throws {
         do {
-            let loader = ModelLoader(cfg: set.files.cfg, weights: set.files.weights,
-                                     options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
-                                                           convolutionAlgorithm: engine.convolutionAlgorithm))
+            let loader = ModelLoader(set.files, size: size.size, strict: strict.strict, engine: engine)
             let dataFile = try set.dataFile()
             let kind = try ValidOutput.Kind(dataFile)
             let detector = try loader.detector(boxes.detectorOptions(mapping: fitting.mapping?.value, defaults: .valid))
