@@ -93,7 +93,7 @@ final class DarknetCommandTests: XCTestCase {
             (["test", data] + model + [dog, "-thresh"], "detector test: -thresh needs a value"),
             (["test", data] + model + [dog, "-foo"], "detector test: unknown flag '-foo'"),
             (["test", data] + model + [dog, "-thresh", "2"], "--thresh must be in 0...1, got 2.0"),
-            (["demo", data] + model + ["video.mp4", "-json_port", "8070"], "detector demo: -json_port is not supported"),
+            (["demo", data] + model + ["video.mp4", "-json_port", "8070"], "detector demo: -json_port is not supported: no JSON server"),
             (["demo", data] + model + ["video.mp4", "-mjpeg_port", "8090"], "detector demo: -mjpeg_port is not supported"),
             (["train", data] + model, "detector train is not supported: darknet-swift runs trained models"),
             (["test", data], "detector test needs DATA CFG WEIGHTS"),
@@ -111,16 +111,21 @@ final class DarknetCommandTests: XCTestCase {
         XCTAssertEqual(noted.stdout.split(separator: "\n").count, 2, "one box above 0.6: \(noted.stdout)")
     }
 
-    /// `detector demo` translates onto `stream`; without video sources in `stream` it is one
-    /// "not yet" line naming what is missing, never a demo on something else.
-    func testDemoSaysWhatIsMissing() throws {
+    /// `detector demo` runs `stream` on his source: a video's frames detected, one JSON line
+    /// each, -out_filename the annotated video of as many frames; the .data's names label them.
+    func testDemoRunsStreamOnHisVideo() throws {
         let folder = try CLI.temporaryFolder(self)
+        let video = folder.appendingPathComponent("pan.mp4")
+        try TestVideos.pan(video, photo: "dog", frames: 4, step: 16)
+        let annotated = folder.appendingPathComponent("out.avi")
         let result = try CLI.run(["detector", "demo", try cocoData(in: folder)] + (try CLI.tinyDetector())
-                                 + ["video.mp4", "-out_filename", "out.avi", "-dont_show", "-thresh", "0.3"])
-        XCTAssertEqual(result.status, 2, result.stderr)
-        XCTAssertEqual(result.stderr.split(separator: "\n").count, 1, result.stderr)
-        XCTAssertTrue(result.stderr.contains("detector demo: not yet: this build's stream has no video source"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("issue #52"), result.stderr)
+                                 + [video.path, "-out_filename", annotated.path, "-dont_show", "-thresh", "0.3"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = try CLI.objects(result.stdout)
+        XCTAssertEqual(lines.map { $0["frame"] as? Int }, [0, 1, 2, 3])
+        let names = lines.flatMap { ($0["detections"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
+        XCTAssertTrue(names.contains("dog"), "\(names)")
+        XCTAssertEqual(try TestVideos.probe(annotated.path).frames, 4)
     }
 
     /// A native command given darknet's spelling points at the native option, and at `detector`.

@@ -14,8 +14,9 @@ struct DarknetDetector: ParsableCommand {
         test runs detect (his -ext_output lines; -out FILE his JSON; -save_labels the label \
         files beside the images; -thresh, -hier, -letter_box); with one image it writes \
         predictions.jpg as his does, without one it reads image paths from stdin. map runs map \
-        (-thresh, -iou_thresh, -points), valid runs valid (-out NAME), demo runs stream on a \
-        video (-out_filename, -thresh). -dont_show is accepted (no window is ever shown); -i \
+        (-thresh, -iou_thresh, -points), valid runs valid (-out NAME), demo runs stream on his \
+        source (a video, a stream URL, or camera -c N; -out_filename, -thresh). -dont_show is \
+        accepted (no window is ever shown); -i \
         and his flags a subcommand does not read are ignored with a note; a flag that cannot \
         be honoured is refused by name. The DATA file is read as darknet reads it: names=, \
         classes=, valid=, difficult=, eval=, results=. Native options (--force, --quiet, \
