@@ -1,4 +1,5 @@
 @testable import darknet_swift
+import CommandSupport
 import Foundation
 import XCTest
 

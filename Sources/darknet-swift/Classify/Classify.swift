@@ -114,13 +114,9 @@ struct Classify: ParsableCommand {
         return text
     }
 
-    /// One JSON object: path, width, height, classes [{index, label, confidence}], best first.
+    /// One JSON object (`ClassifyReport.json`).
     static func json(path: String, image: Image, scores: [Classifier.Score]) -> String {
-        let classes = scores.map {
-            "{\"index\":\($0.index),\"label\":\(JSONReport.quoted($0.label)),\"confidence\":\(JSONReport.number($0.confidence))}"
-        }
-        return "{\"path\":\(JSONReport.quoted(path)),\"width\":\(image.width),\"height\":\(image.height),"
-            + "\"classes\":[\(classes.joined(separator: ","))]}"
+        ClassifyReport.json(path: path, width: image.width, height: image.height, scores: scores)
     }
 
     static let csvHeader = "path,width,height,rank,index,label,confidence\r\n"

@@ -1,3 +1,4 @@
+import CommandSupport
 import Darknet
 import Foundation
 import Imaging

@@ -1,16 +1,6 @@
+import CommandSupport
 import Foundation
 import YOLO
-
-/// What `detect` learnt about one image, handed to the output format.
-struct ImageResult: Sendable {
-    var path: String
-    var width: Int
-    var height: Int
-    var detections: [Detection]
-    /// Seconds spent decoding the file and running the network (letterbox, forward, decode, NMS).
-    var decodeSeconds: Double
-    var inferenceSeconds: Double
-}
 
 /// `detect --format` (and the result files `--json FILE`…): text (pjreddie's lines with
 /// the pixel box), ext (AlexeyAB's `-ext_output` lines), json (one document: an array of

@@ -277,36 +277,3 @@ final class UncheckedBox<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
 }
-
-/// `--classes`, `--max-detections`: applied to the detector's output (after NMS).
-struct DetectionFilter: Sendable {
-    var classes: Set<Int>?
-    var maxDetections: Int?
-
-    func apply(_ detections: [Detection]) -> [Detection] {
-        var kept = detections
-        if let classes { kept = kept.filter { classes.contains($0.classId) } }
-        if let maxDetections, kept.count > maxDetections {
-            // Highest confidence first; ties keep the detector's order.
-            kept = kept.enumerated().sorted { $0.element.confidence != $1.element.confidence
-                ? $0.element.confidence > $1.element.confidence : $0.offset < $1.offset }
-                .prefix(maxDetections).map(\.element)
-        }
-        return kept
-    }
-
-    /// Resolves `--classes dog,car` (names from the names file, or class numbers).
-    static func classIds(_ list: String, names: [String]) throws -> Set<Int> {
-        var ids = Set<Int>()
-        for item in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
-            if let index = names.firstIndex(of: item) {
-                ids.insert(index)
-            } else if let number = Int(item), number >= 0, number < names.count {
-                ids.insert(number)
-            } else {
-                throw CLIError.usage("--classes: unknown class \"\(item)\"")
-            }
-        }
-        return ids
-    }
-}
