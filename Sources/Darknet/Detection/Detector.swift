@@ -118,9 +118,11 @@ public final class Detector: @unchecked Sendable {
         }
     }
 
-    /// Decoding, box correction and NMS of the outputs of one image of `width` × `height`.
-    private func candidates(from outputs: [Network.LayerOutput], width: Int, height: Int) throws -> [Candidate] {
-        let candidates = try decode(outputs, imageWidth: width, imageHeight: height)
+    /// Decoding, box correction and NMS of the outputs of one image of `width` × `height`,
+    /// with the thresholds and NMS of `options` (the detector's own unless given).
+    func candidates(from outputs: [Network.LayerOutput], width: Int, height: Int, options: DetectorOptions? = nil) throws -> [Candidate] {
+        let options = options ?? self.options
+        let candidates = try decode(outputs, imageWidth: width, imageHeight: height, options: options)
         switch options.nmsMode {
         case .perClass:
             switch nms.kind.mode {
@@ -149,7 +151,7 @@ public final class Detector: @unchecked Sendable {
 
     /// Runs `body` with a network of `batch` images no other thread is using, then returns it
     /// to the pool.
-    private func withNetwork<T>(batch: Int, _ body: (Network) throws -> T) throws -> T {
+    func withNetwork<T>(batch: Int, _ body: (Network) throws -> T) throws -> T {
         lock.lock()
         let pooled = idle[batch]?.popLast()
         lock.unlock()
@@ -166,7 +168,8 @@ public final class Detector: @unchecked Sendable {
     /// head's in its darknet's order (`DetectionHeadLayer.decode`), its boxes mapped to the
     /// image as its darknet's `correct_*_boxes` does (`correctsByReciprocalRatio`). Outputs of
     /// layers that are not heads (a classifier's last layer) give none.
-    func decode(_ outputs: [Network.LayerOutput], imageWidth: Int, imageHeight: Int) throws -> [Candidate] {
+    func decode(_ outputs: [Network.LayerOutput], imageWidth: Int, imageHeight: Int, options: DetectorOptions? = nil) throws -> [Candidate] {
+        let options = options ?? self.options
         let dialect = model.dialect.dialect
         let decoding = HeadDecoding(networkWidth: model.net.width, networkHeight: model.net.height,
                                     threshold: options.threshold, dialect: dialect,

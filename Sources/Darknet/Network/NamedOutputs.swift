@@ -4,7 +4,10 @@
 /// of a Darknet model, so code written against either runtime finds the same outputs.
 extension Network {
     /// Name of layer `index`: `<section>_<index>`.
-    public func layerName(_ index: Int) -> String {
+    public func layerName(_ index: Int) -> String { Self.layerName(index, in: model) }
+
+    /// Name of layer `index` of `model` (a caller without a network: a server's metadata).
+    public static func layerName(_ index: Int, in model: ModelDescription) -> String {
         "\(model.layers[index].typeName)_\(index)"
     }
 

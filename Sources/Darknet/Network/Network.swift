@@ -229,7 +229,7 @@ public final class Network {
     /// `[Gaussian_yolo]`, `[region]`), else the last layer (a classifier's `[softmax]`…).
     public var outputLayers: [Int] { Self.outputLayers(of: model) }
 
-    private static func outputLayers(of model: ModelDescription) -> [Int] {
+    public static func outputLayers(of model: ModelDescription) -> [Int] {
         let heads = model.layers.filter(\.isDetectionHead).map(\.index)
         return heads.isEmpty ? [model.layers.count - 1] : heads
     }
