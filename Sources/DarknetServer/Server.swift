@@ -1,0 +1,108 @@
+import CommandSupport
+import Dispatch
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The `serve` process: listens at once (`/v2/health/live` answers while the models load),
+/// loads the models one after another on a thread of its own, then is ready.
+///
+/// SIGTERM or SIGINT (`DrainService`): not ready from that moment, the queues take no new
+/// job (503 `not_ready`) and run what they hold, then the listener closes and the requests
+/// in flight are answered; the process exits 0. Past `drainSeconds` it exits 1 with what
+/// was left unfinished logged.
+package struct Server: Sendable {
+    package let specs: [ModelSpec]
+    package let options: ModelOptions
+    package let settings: ServerSettings
+    package let logger: Logger
+
+    package init(specs: [ModelSpec], options: ModelOptions, settings: ServerSettings, logger: Logger) {
+        self.specs = specs
+        self.options = options
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Runs until drained; throws when the address cannot be bound.
+    package func run() async throws {
+        let metrics = ServerMetrics()
+        let state = ServerState(names: specs.map(\.name), metrics: metrics)
+        let router = Router(context: ServerContext.self)
+        router.add(middleware: RequestMiddleware(metrics: metrics, logger: logger, token: settings.token,
+                                                 bodyLimit: settings.maxBodyBytes))
+        let reader = BodyReader(limit: settings.maxBodyBytes, timeout: settings.bodyTimeout)
+        let runner = JobRunner(settings: settings)
+        DetectRoutes(state: state, reader: reader, runner: runner).add(to: router)
+        InferenceRoutes(state: state, reader: reader, runner: runner).add(to: router)
+        PageRoutes(state: state).add(to: router)
+        let host = settings.host
+        let app = Application(
+            router: router,
+            configuration: ApplicationConfiguration(address: .hostname(host, port: settings.port), serverName: "darknet-swift"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                FileHandle.standardOutput.write(Data("darknet-swift-serve: listening on http://\(host):\(port)\n".utf8))
+            },
+            logger: logger
+        )
+        startLoading(into: state)
+        let drain = DrainService(state: state, seconds: settings.drainSeconds, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [app, drain], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                      logger: logger))
+        try await group.run()
+    }
+
+    /// Loads each model on a thread of its own (a cfg or weights error ends the process with
+    /// status 2 and the one-line error, as the CLI's commands do).
+    private func startLoading(into state: ServerState) {
+        let specs = specs, options = options, settings = settings, logger = logger
+        let thread = Thread {
+            for spec in specs {
+                do {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    let model = try ServedModel(spec, options: options, queue: settings.queue, metrics: state.metrics)
+                    state.add(model)
+                    logger.info("model loaded", metadata: [
+                        "model": "\(spec.name)", "kind": "\(model.kind)",
+                        "ms": "\((DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)",
+                    ])
+                } catch {
+                    writeToStandardError("darknet-swift-serve: error: model \(spec.name): \(error)\n")
+                    exit(2)
+                }
+            }
+            state.loaded()
+            logger.info("ready", metadata: ["models": "\(specs.count)"])
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}
+
+/// The first service to hear SIGTERM (the service group stops services in reverse order):
+/// marks the server draining, waits until every queue has run what it held, then lets the
+/// HTTP server stop. A watchdog ends the process with status 1 after `seconds`.
+struct DrainService: Service {
+    let state: ServerState
+    let seconds: Double
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        let models = state.drain()
+        logger.info("draining", metadata: ["waiting": "\(models.reduce(0) { $0 + $1.queue.depth })"])
+        let seconds = seconds, logger = logger
+        let watchdog = Thread {
+            Thread.sleep(forTimeInterval: seconds)
+            logger.error("drain timeout", metadata: ["seconds": "\(seconds)", "waiting": "\(models.reduce(0) { $0 + $1.queue.depth })"])
+            exit(1)
+        }
+        watchdog.start()
+        while !models.allSatisfy(\.queue.drained) {
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        logger.info("drained")
+    }
+}
