@@ -82,7 +82,7 @@ struct Benchmark: ParsableCommand {
     }
 
     private func benchmark() throws {
-        if let plot { try BenchmarkPlot.check(plot, force: force) }
+        if let plot { try BenchmarkPlot.check(plot, force: force, inputs: [cfg] + (weights.map { [$0] } ?? [])) }
         let batch = batch.batch
         let loader = ModelLoader(cfg: cfg, weights: weights,
                                  options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
@@ -126,7 +126,7 @@ struct Benchmark: ParsableCommand {
         case .json: try StandardOutput.write(BenchmarkJSON.render(result, rows: rows) + "\n")
         case .csv: try StandardOutput.write(BenchmarkCSV.render(result, rows: rows))
         }
-        if let plot { try BenchmarkPlot.write(BenchmarkPlot.render(result), to: plot, force: force) }
+        if let plot { try BenchmarkPlot.write(BenchmarkPlot.render(result), to: plot, force: force, inputs: [cfg] + (weights.map { [$0] } ?? [])) }
     }
 }
 

@@ -63,7 +63,7 @@ final class AnnotationTargets: @unchecked Sendable {
         guard ["png", "jpg", "jpeg"].contains(path.pathExtension) else { throw Error.badExtension(path.display) }
         guard single == true else { throw Error.needsFolder(path.display) }
         if self.inputs.contains(path.standardized) { throw Error.isInput(path.display) }
-        if !force && path.exists { throw Error.exists(path.display) }
+        try OutputFile.check(path, replacing: force, inputs: [])
     }
 
     /// `--output-dir DIR`; `folders` are the input folders given on the command line.

@@ -130,8 +130,8 @@ struct Stream: ParsableCommand {
         }
         let lines: StreamOutput
         if let jsonl {
-            if !force && FileManager.default.fileExists(atPath: jsonl) { throw AnnotationTargets.Error.exists(jsonl) }
-            lines = try StreamOutput(creating: jsonl)
+            let inputs = [files.cfg, files.weights].map(RawPath.init(argument:))
+            lines = StreamOutput(descriptor: try OutputFile.open(RawPath(argument: jsonl), replacing: force, inputs: inputs), name: jsonl)
         } else {
             lines = annotatePipe ? .standardError : .standardOutput
         }
