@@ -47,7 +47,8 @@ package struct ModelLoader {
         detection.width = options.size
         detection.height = options.size
         detection.execution = execution
-        return try Detector(prepared(model), options: detection)
+        let ready = try prepared(model)
+        return try ModelFiles.namingMemory(of: model, cfg: cfg) { try Detector(ready, options: detection) }
     }
 
     /// A classifier for `classify`: a detector's cfg is refused before its weights are read;
@@ -57,7 +58,8 @@ package struct ModelLoader {
         if ModelFiles.isDetector(model) { throw ModelFiles.Error.notAClassifier(RawPath(argument: cfg).display) }
         try ModelFiles.checkChannels(model, cfg: cfg)
         let names = try labels.map { try readClassNames($0, classes: model.layers.last?.output.count ?? 0) }
-        return try Classifier(prepared(model), labels: names)
+        let ready = try prepared(model)
+        return try ModelFiles.namingMemory(of: model, cfg: cfg) { try Classifier(ready, labels: names) }
     }
 
     /// A detector's `classes` names: the file `names`, else coco.names beside the weights or

@@ -108,7 +108,7 @@ struct Benchmark: ParsableCommand {
             }
             loadSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         }
-        let network = try Network(prepared, batch: batch)
+        let network = try ModelFiles.namingMemory(of: model, cfg: cfg, batch: batch) { try Network(prepared, batch: batch) }
         let single = batch > 1 ? try Network(prepared) : nil
         let peakGflops = peak ? Machine.measurePeakGflops(threads: options.threads) : nil
         let image = SyntheticWeights.input(model.inputShape)
