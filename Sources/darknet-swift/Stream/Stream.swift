@@ -68,12 +68,14 @@ struct Stream: ParsableCommand {
     func validate() throws {
         if let raw, Self.rawSize(raw) == nil { throw ValidationError("--raw must be WxH (e.g. 640x480), got \(raw)") }
         if let smooth, smooth < 1 { throw ValidationError("--smooth must be ≥ 1") }
-        if maxFrameBytes < 1024 { throw ValidationError("--max-frame-bytes must be ≥ 1024") }
+        // At most what any image read from a stream may be (FileBytes.streamLimit, 1 GiB).
+        if maxFrameBytes < 1024 || maxFrameBytes > 1 << 30 { throw ValidationError("--max-frame-bytes must be 1024...\(1 << 30), got \(maxFrameBytes)") }
     }
 
     static func rawSize(_ text: String) -> (width: Int, height: Int)? {
         let parts = text.lowercased().split(separator: "x")
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0, w * h <= Image.defaultMaxPixels else { return nil }
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0,
+              !w.multipliedReportingOverflow(by: h).overflow, w * h <= Image.defaultMaxPixels else { return nil }
         return (w, h)
     }
 
@@ -120,12 +122,12 @@ struct Stream: ParsableCommand {
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: annotateTo, isDirectory: &isFolder) {
                 guard isFolder.boolValue else { throw CLIError.usage("--annotate-to \(annotateTo): a file, not a folder") }
-                let frames = try FileManager.default.contentsOfDirectory(atPath: annotateTo).filter(Self.isFrameFile).sorted()
+                let frames = try FolderWalker.entries(of: RawPath(argument: annotateTo)).map(\.display).filter(Self.isFrameFile).sorted()
                 if !force, let first = frames.first {
                     throw AnnotationTargets.Error.exists((annotateTo as NSString).appendingPathComponent(first))
                 }
             } else {
-                try FileManager.default.createDirectory(atPath: annotateTo, withIntermediateDirectories: true)
+                try AnnotationTargets.createFolder(RawPath(argument: annotateTo))
             }
         }
         let lines: StreamOutput
