@@ -78,7 +78,8 @@ struct Detect: ParsableCommand {
     @Flag(help: "Overwrite existing output files; allow --output-dir and --crops to be an input folder.")
     var force = false
 
-    @Flag(help: "Skip the images whose annotated image exists (resume a run into the same --output-dir).")
+    @Flag(help: ArgumentHelp("Skip the images whose annotated image exists (resume a run into the same --output-dir).",
+                              discussion: "The annotated image is written last: the label and crop files of an image that runs again are replaced."))
     var skipExisting = false
 
     @Flag(help: "No progress bar and no summary on stderr.")
@@ -94,7 +95,6 @@ struct Detect: ParsableCommand {
         if let shard, Shard(shard) == nil { throw ValidationError("--shard must be K/N with 1 ≤ K ≤ N, got \(shard)") }
         if output != nil && outputDir != nil { throw ValidationError("give --output or --output-dir, not both") }
         if skipExisting && output == nil && outputDir == nil { throw ValidationError("--skip-existing needs --output-dir or --output") }
-        if skipExisting && force { throw ValidationError("give --skip-existing or --force, not both") }
         if let tiles, TilesOption(tiles) == nil { throw ValidationError("\(TilesOption.usage), got \(tiles)") }
     }
 
@@ -132,10 +132,10 @@ struct Detect: ParsableCommand {
                 targets = nil
             }
             let labels = try saveLabels.map {
-                try OutputFolder($0, inputs: known ?? [], folders: folders, refusesInputFolder: false, force: force)
+                try OutputFolder($0, inputs: known ?? [], folders: folders, refusesInputFolder: false, force: force, resuming: skipExisting)
             }
             let cropFolder = try crops.map {
-                try OutputFolder($0, inputs: known ?? [], folders: folders, refusesInputFolder: true, force: force)
+                try OutputFolder($0, inputs: known ?? [], folders: folders, refusesInputFolder: true, force: force, resuming: skipExisting)
             }
             let run = DetectRun(detector: detector, filter: filter, writer: writer, names: classNames, batch: batch.batch,
                                 progress: Progress(total: known?.count, quiet: quiet), targets: targets, skipExisting: skipExisting,

@@ -18,7 +18,7 @@ extension DetectRun {
         if let crops, let cropFiles { try crops.claim(cropFiles, for: input) }
 
         if let labels, let labelFile {
-            try AtomicFile.write(Array(SaveLabels.text(result.detections).utf8), to: labelFile, replacing: labels.force, inputs: [input.path])
+            try AtomicFile.write(Array(SaveLabels.text(result.detections).utf8), to: labelFile, replacing: labels.replacing, inputs: [input.path])
         }
         guard annotated != nil || cropFiles != nil else { return }
         // The item gives its photo up, so drawing on it does not copy it.
@@ -26,7 +26,7 @@ extension DetectRun {
         else { return }
         if let cropFiles {
             for (bytes, file) in zip(try Crops.encode(result.detections, from: photo, png: item.png, name: input.display), cropFiles) {
-                try AtomicFile.write(bytes, to: file, replacing: crops?.force ?? false, inputs: [input.path])
+                try AtomicFile.write(bytes, to: file, replacing: crops?.replacing ?? false, inputs: [input.path])
             }
         }
         if let annotated {
