@@ -69,6 +69,40 @@ final class TemporaryFileTests: XCTestCase {
             XCTAssertEqual(leftovers(out), [], "signal \(signal)")
         }
     }
+
+    /// Issue #53 item 12: `stream --annotate-to` writes its frames through the same primitive,
+    /// so SIGINT sent the moment a frame's temporary appears leaves none behind.
+    func testStreamFramesLeaveNoTemporaryOnSignal() throws {
+        let folder = try CLI.temporaryFolder(self)
+        var generator = SplitMix64(state: 5)
+        let noise = Image(width: 2400, height: 1800, channels: 3,
+                          data: (0..<3 * 2400 * 1800).map { _ in Float(generator.next() % 256) / 255 })
+        let frame = try noise.jpegData(quality: 95)
+        let frames = folder.appendingPathComponent("frames.mjpeg")
+        try Data([UInt8]((0..<4).flatMap { _ in frame })).write(to: frames)
+        let out = folder.appendingPathComponent("out")
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = try ["stream"] + CLI.tinyDetector() + ["--size", "96", "--annotate-to", out.path, "--quiet"]
+        process.standardInput = try FileHandle(forReadingFrom: frames)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var seen = false
+        let deadline = Date().addingTimeInterval(300)  // a hang guard, not a timing
+        while process.isRunning && Date() < deadline {
+            if !leftovers(out).isEmpty {
+                kill(process.processIdentifier, SIGINT)
+                seen = true
+                break
+            }
+            usleep(200)
+        }
+        process.waitUntilExit()
+        XCTAssertTrue(seen, "a temporary file was seen")
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        XCTAssertEqual(leftovers(out), [])
+    }
 }
 
 /// A PNG of random pixels (it does not compress: the annotated copy is as large as the pixels).

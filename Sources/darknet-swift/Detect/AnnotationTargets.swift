@@ -113,7 +113,8 @@ final class AnnotationTargets: @unchecked Sendable {
         return target
     }
 
-    /// `mkdir -p`.
+    /// `mkdir -p`; a file already there under a folder's name is an error at once (before
+    /// any inference), not one per image later.
     static func createFolder(_ path: RawPath) throws {
         if path.isDirectory { return }
         if path.bytes.count > 1 && path.folder != path { try createFolder(path.folder) }
@@ -121,5 +122,6 @@ final class AnnotationTargets: @unchecked Sendable {
         if created != 0 && errno != EEXIST {
             throw FileError.unreadable(path, reason: "cannot create the folder: \(String(cString: strerror(errno)))")
         }
+        if !path.isDirectory { throw FileError.unreadable(path, reason: "not a folder (a file has that name)") }
     }
 }
