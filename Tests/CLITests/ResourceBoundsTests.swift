@@ -7,30 +7,10 @@ import XCTest
 /// square of its inputs nor with every tile at once. Measured on the child process (peak RSS,
 /// CPU seconds), never by a wall clock; tools/test runs this class alone.
 final class ResourceBoundsTests: XCTestCase {
-    /// A detector whose forward pass costs next to nothing (a 32×32 max pool, a 1×1
-    /// convolution, a `[yolo]` head) with synthetic weights, so a run's cost is the CLI's own.
+    /// `CheapDetector` (a 32×32 max pool first) with synthetic weights, so a run's cost is the CLI's own.
     static func cheapDetector(in folder: URL, size: Int) throws -> [String] {
         let cfg = folder.appendingPathComponent("cheap.cfg").path
-        try """
-        [net]
-        width=\(size)
-        height=\(size)
-        channels=3
-        [maxpool]
-        size=32
-        stride=32
-        [convolutional]
-        filters=18
-        size=1
-        stride=1
-        activation=linear
-        [yolo]
-        mask=0,1,2
-        anchors=10,14, 23,27, 37,58
-        classes=1
-        num=3
-
-        """.write(toFile: cfg, atomically: true, encoding: .utf8)
+        try CheapDetector.cfg(size: size, pool: 32).write(toFile: cfg, atomically: true, encoding: .utf8)
         let weights = folder.appendingPathComponent("cheap.weights").path
         let synth = try CLI.run(["synth-weights", cfg, weights])
         XCTAssertEqual(synth.status, 0, synth.stderr)

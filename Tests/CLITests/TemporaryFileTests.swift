@@ -11,6 +11,24 @@ final class TemporaryFileTests: XCTestCase {
         CLI.rawNames(in: folder.path).map { String(decoding: $0, as: UTF8.self) }.filter { $0.contains(".tmp-") }
     }
 
+    /// Runs `process` and sends it `signal` the moment a temporary file appears in `folder`;
+    /// returns whether one appeared, once the process has ended (300 s: a hang guard).
+    func signalOnFirstTemporary(_ process: Process, in folder: URL, _ signal: Int32) throws -> Bool {
+        try process.run()
+        var seen = false
+        let deadline = Date().addingTimeInterval(300)
+        while process.isRunning && Date() < deadline {
+            if !leftovers(folder).isEmpty {
+                kill(process.processIdentifier, signal)
+                seen = true
+                break
+            }
+            usleep(200)
+        }
+        process.waitUntilExit()
+        return seen
+    }
+
     /// `ulimit -f` makes every write past 64 blocks fail (EFBIG, SIGXFSZ ignored): a disk that
     /// fills up. The annotated PNGs (about 700 KB) cannot be written; nothing is left behind.
     func testFailedWritesLeaveNoTemporary() throws {
@@ -51,19 +69,7 @@ final class TemporaryFileTests: XCTestCase {
             process.arguments = try ["detect"] + CLI.tinyDetector() + noise + ["--output", out.path + "/", "--force", "--quiet"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
-            var seen = false
-            let deadline = Date().addingTimeInterval(300)
-            while process.isRunning && Date() < deadline {
-                if !leftovers(out).isEmpty {
-                    kill(process.processIdentifier, signal)
-                    seen = true
-                    break
-                }
-                usleep(200)
-            }
-            process.waitUntilExit()
-            XCTAssertTrue(seen, "a temporary file was seen")
+            XCTAssertTrue(try signalOnFirstTemporary(process, in: out, signal), "a temporary file was seen")
             XCTAssertEqual(process.terminationReason, .uncaughtSignal)
             XCTAssertEqual(process.terminationStatus, signal)
             XCTAssertEqual(leftovers(out), [], "signal \(signal)")
@@ -87,19 +93,7 @@ final class TemporaryFileTests: XCTestCase {
         process.standardInput = try FileHandle(forReadingFrom: frames)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        var seen = false
-        let deadline = Date().addingTimeInterval(300)  // a hang guard, not a timing
-        while process.isRunning && Date() < deadline {
-            if !leftovers(out).isEmpty {
-                kill(process.processIdentifier, SIGINT)
-                seen = true
-                break
-            }
-            usleep(200)
-        }
-        process.waitUntilExit()
-        XCTAssertTrue(seen, "a temporary file was seen")
+        XCTAssertTrue(try signalOnFirstTemporary(process, in: out, SIGINT), "a temporary file was seen")
         XCTAssertEqual(process.terminationReason, .uncaughtSignal)
         XCTAssertEqual(leftovers(out), [])
     }

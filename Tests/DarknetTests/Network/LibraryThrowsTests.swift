@@ -1,26 +1,12 @@
 import Darknet
 import Foundation
 import Imaging
+import TestSupport
 import XCTest
 
 /// Issue #53 item 9: the library throws where it used to trap or answer silently wrong.
 final class LibraryThrowsTests: XCTestCase {
-    static let cfg = """
-    [net]
-    width=32
-    height=32
-    channels=3
-    [convolutional]
-    filters=18
-    size=1
-    stride=1
-    activation=linear
-    [yolo]
-    mask=0,1,2
-    anchors=10,14, 23,27, 37,58
-    classes=1
-    num=3
-    """
+    static let cfg = CheapDetector.cfg(size: 32, pool: 8)
 
     func model() throws -> ModelDescription { try ModelDescription(text: Self.cfg, file: "tiny.cfg") }
 
