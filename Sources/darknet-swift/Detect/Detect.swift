@@ -78,8 +78,7 @@ struct Detect: ParsableCommand {
     @Flag(help: "Overwrite existing output files; allow --output-dir and --crops to be an input folder.")
     var force = false
 
-    @Flag(help: ArgumentHelp("Skip the images whose annotated image exists (resume a run into the same --output-dir).",
-                              discussion: "The annotated image is written last: the label and crop files of an image that runs again are replaced."))
+    @Flag(help: "Skip the images whose annotated image exists (resume a run into the same --output-dir).")
     var skipExisting = false
 
     @Flag(help: "No progress bar and no summary on stderr.")
