@@ -34,6 +34,9 @@ final class ResourceBoundsTests: XCTestCase {
     /// Item 6: a `--skip-existing` resume over finished images does a constant amount of work
     /// per skipped image: 120,000 of them cost about four times what 30,000 cost (CPU seconds
     /// past a run of one), not sixteen times as a pass over the waiting list per image did.
+    /// `--no-pipeline` runs the same bookkeeping on one thread, so the CPU seconds are not
+    /// those of two threads handing items over (futex waits that grow with the machine's load);
+    /// `testFailedInputsAreReportedAtOnce` covers the pipelined loop.
     func testSkippedInputsCostLinearWork() throws {
         let folder = try CLI.temporaryFolder(self)
         let model = try Self.cheapDetector(in: folder, size: 64)
@@ -51,7 +54,7 @@ final class ResourceBoundsTests: XCTestCase {
             let file = folder.appendingPathComponent("list-\(n)").path
             try (lines.prefix(n).joined(separator: "\n") + (n > 0 ? "\n" : "")).write(toFile: file, atomically: true, encoding: .utf8)
             let quoted = model.map { "'\($0)'" }.joined(separator: " ")
-            let run = try CLI.resources("exec \"$BIN\" detect \(quoted) --list '\(file)' --output-dir '\(out.path)' --skip-existing")
+            let run = try CLI.resources("exec \"$BIN\" detect \(quoted) --list '\(file)' --output-dir '\(out.path)' --skip-existing --no-pipeline")
             XCTAssertEqual(run.status, 0, "\(n) skipped")
             return run.cpuSeconds
         }
@@ -96,5 +99,34 @@ final class ResourceBoundsTests: XCTestCase {
         XCTAssertLessThan(run.kibibytes, 500_000, "a parsed object tree of 60 MB is over 1,000,000 KiB")
         let results = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [[String: Any]])
         XCTAssertTrue(results.allSatisfy { $0["image_id"] as? Int == 4242 }, "\(results.prefix(2))")
+    }
+
+    /// Item 6: in the pipelined loop a failed input is reported when it fails, not held until
+    /// the next image that runs: 100 missing paths on a `--list -` left open are all named on
+    /// stderr before the list ends (the wait is a hang guard, not a timing).
+    func testFailedInputsAreReportedAtOnce() throws {
+        let folder = try CLI.temporaryFolder(self)
+        let model = try Self.cheapDetector(in: folder, size: 64)
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["detect"] + model + ["--list", "-", "--quiet"]
+        let input = Pipe()
+        let errors = folder.appendingPathComponent("stderr")
+        XCTAssertTrue(FileManager.default.createFile(atPath: errors.path, contents: nil))
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: errors)
+        try process.run()
+        input.fileHandleForWriting.write(Data((0..<100).map { "missing/m\($0).jpg\n" }.joined().utf8))
+        var reported = 0
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline && process.isRunning && reported < 100 {
+            reported = (try? String(contentsOf: errors, encoding: .utf8))?.split(separator: "\n").count ?? 0
+            usleep(20_000)
+        }
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        XCTAssertEqual(reported, 100, "failures reported while the list was open")
+        XCTAssertEqual(process.terminationStatus, 1)
     }
 }
