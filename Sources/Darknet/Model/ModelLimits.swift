@@ -67,8 +67,9 @@ extension ModelDescription {
             guard total > limits.maximumModelParameters else { continue }
             var place = layer.location
             place.key = key
-            throw CfgError.shapeMismatch(place, layer: layer.index,
-                                         detail: "the model's weights pass \(limits.maximumModelParameters) floats here (\(total == Int.max ? "more than \(Int.max)" : String(total)) so far; ModelLimits.maximumModelParameters)")
+            let sum = total == Int.max ? "more than \(Int.max)" : String(total)
+            throw CfgError.shapeMismatch(place, layer: layer.index, detail: "the model's weights pass "
+                + "\(limits.maximumModelParameters) floats here (\(sum) so far; ModelLimits.maximumModelParameters)")
         }
     }
 }

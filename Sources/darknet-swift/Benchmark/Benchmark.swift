@@ -126,7 +126,9 @@ struct Benchmark: ParsableCommand {
         case .json: try StandardOutput.write(BenchmarkJSON.render(result, rows: rows) + "\n")
         case .csv: try StandardOutput.write(BenchmarkCSV.render(result, rows: rows))
         }
-        if let plot { try BenchmarkPlot.write(BenchmarkPlot.render(result), to: plot, force: force, inputs: [cfg] + (weights.map { [$0] } ?? [])) }
+        if let plot {
+            try BenchmarkPlot.write(BenchmarkPlot.render(result), to: plot, force: force, inputs: [cfg] + (weights.map { [$0] } ?? []))
+        }
     }
 }
 

@@ -50,8 +50,8 @@ enum AtomicFile {
     }
 
     /// Gives `temporary`'s file the name `target` unless `target` exists: `link(2)` (the
-    /// caller then unlinks the temporary name), or `renameat2(RENAME_NOREPLACE)` on a file system without hard
-    /// links (FAT, some FUSE mounts).
+    /// caller then unlinks the temporary name), or `renameat2(RENAME_NOREPLACE)` on a file
+    /// system without hard links (FAT, some FUSE mounts).
     private static func place(_ temporary: RawPath, at target: RawPath) throws {
         let linked = temporary.withCString { from in target.withCString { to in link(from, to) } }
         if linked == 0 { return }
