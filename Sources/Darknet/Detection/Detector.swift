@@ -14,8 +14,9 @@ import YOLO
 /// ``Network``) from a small pool, so calls run in parallel and give the same answers as
 /// serial calls. The pool keeps at most `options.maximumIdleNetworks` networks between calls
 /// (the largest batch is dropped first) and `trim()` drops them all: a burst of concurrent
-/// calls or one large batch does not hold its memory afterwards. Its options (threads, convolution methods) are its own: detectors made with
-/// different options run side by side, each as it would alone.
+/// calls or one large batch does not hold its memory afterwards. Its options (threads,
+/// convolution methods) are its own: detectors made with different options run side by side,
+/// each as it would alone.
 ///
 /// Batches: `detect(in: [Image])` runs several images through one forward pass (a
 /// ``Network`` of that batch size, pooled like the others); each image gets the detections it
