@@ -56,7 +56,8 @@ package struct ModelLoader {
         detection.width = options.size
         detection.height = options.size
         detection.execution = execution
-        return try Detector(prepared(model), options: detection)
+        let ready = try prepared(model)
+        return try ModelFiles.namingMemory(of: model, cfg: cfg) { try Detector(ready, options: detection) }
     }
 
     /// A classifier for `classify`: a detector's cfg is refused before its weights are read;
@@ -75,7 +76,8 @@ package struct ModelLoader {
             try data.existingPath(data.entry("names") == nil && data.entry("labels") != nil ? "labels" : "names", for: "the class labels")
         }
         let names = try file.map { try readClassNames($0, classes: outputs) }
-        return try Classifier(prepared(model), labels: names)
+        let ready = try prepared(model)
+        return try ModelFiles.namingMemory(of: model, cfg: cfg) { try Classifier(ready, labels: names) }
     }
 
     /// A detector's `classes` names: the file `names`, else the `.data` file's `names=`, else

@@ -97,7 +97,12 @@ package struct DetectQuery: Sendable {
         nms = try Self.fraction("nms", in: query)
         if let classes = query.get("classes") {
             do { filter.classes = try DetectionFilter.classIds(String(classes), names: names) } catch {
-                throw .badQuery("classes=\(classes): unknown class \"\(error.name)\" (names or numbers below \(names.count))")
+                switch error {
+                case .unknown(let name):
+                    throw .badQuery("classes=\(classes): unknown class \"\(name)\" (names or numbers below \(names.count))")
+                case .noClass:
+                    throw .badQuery("classes=\(classes): names no class (it would keep no detection)")
+                }
             }
         }
         if let value = query.get("format") {

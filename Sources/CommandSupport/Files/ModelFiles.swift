@@ -10,6 +10,8 @@ package enum ModelFiles {
         case notADetector(String)
         case notAClassifier(String)
         case unsupportedChannels(String, Int)
+        /// `NetworkError.tooMuchMemory` with what the user can change: the cfg and its input size.
+        case tooMuchMemory(cfg: String, width: Int, height: Int, batch: Int, NetworkError)
 
         var description: String {
             switch self {
@@ -18,6 +20,9 @@ package enum ModelFiles {
                 return "\(path): has a [yolo] or [region] layer: a detector, not a classifier (use detect)"
             case .unsupportedChannels(let path, let channels):
                 return "\(path): [net] channels=\(channels): images are read as 1, 2, 3 or 4 channels (as darknet's stb_image reads them)"
+            case .tooMuchMemory(let cfg, let width, let height, let batch, let error):
+                return "\(cfg) at \(width)x\(height)" + (batch > 1 ? ", batch \(batch)" : "")
+                    + ": \(error) (a smaller --size" + (batch > 1 ? " or --batch" : "") + " needs less)"
             }
         }
     }
@@ -48,20 +53,42 @@ package enum ModelFiles {
     }
 
     /// `model` with its parameters from `weights`, prepared under `options` for `batch` images:
-    /// mapped when it is a regular file with a UTF-8 name (the engine's reader), else read whole
-    /// (a pipe, a FIFO, a Latin-1 name).
+    /// a regular file is mapped (the engine's reader; a name that is not UTF-8 is opened by its
+    /// bytes, then mapped), so its size is checked before any of it is read; a pipe, FIFO or
+    /// device is read up to the size the cfg needs (header and parameters) and refused past it
+    /// (`/dev/zero` stops there instead of filling memory).
     static func prepared(_ weights: String, for model: ModelDescription, options: ExecutionOptions,
                          batch: Int = 1) throws -> PreparedModel {
         let path = RawPath(argument: weights)
         guard let info = path.status() else { throw FileBytes.failure(path, errno) }
         if info.st_mode & S_IFMT == S_IFDIR { throw FileError.isDirectory(path) }
         if ModelFileKind.looksLikeCfg(try head(of: path)) { throw ModelFileError.cfgGivenAsWeights(path.display) }
-        if info.st_mode & S_IFMT == S_IFREG, validUTF8(path.bytes) != nil {
-            return try PreparedModel(model: model, weightsFile: weights, options: options, batch: batch)
+        if info.st_mode & S_IFMT == S_IFREG {
+            if validUTF8(path.bytes) != nil {
+                return try PreparedModel(model: model, weightsFile: weights, options: options, batch: batch)
+            }
+            let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+            guard fd >= 0 else { throw FileBytes.failure(path, errno) }
+            defer { close(fd) }
+            return try PreparedModel(model: model, weightsDescriptor: fd, file: path.display, options: options, batch: batch)
         }
-        let bytes = try FileBytes.read(path, limit: FileBytes.weightsStreamLimit)
+        // The largest header is 20 bytes; one byte more than the file can hold is enough to refuse it.
+        let needed = 20 + WeightsReader.parameterBytes(for: model)
+        let bytes = try FileBytes.read(path, limit: min(needed, FileBytes.weightsStreamLimit))
         return try bytes.withUnsafeBytes {
             try PreparedModel(model: model, weightsBytes: $0, file: path.display, options: options, batch: batch)
+        }
+    }
+
+    /// Runs `body` (which makes networks of `model`), naming the cfg and its input size in an
+    /// activation-memory error, which alone names neither.
+    package static func namingMemory<T>(of model: ModelDescription, cfg: String, batch: Int = 1, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as NetworkError {
+            guard case .tooMuchMemory = error else { throw error }
+            throw Error.tooMuchMemory(cfg: RawPath(argument: cfg).display, width: model.net.width, height: model.net.height,
+                                      batch: batch, error)
         }
     }
 

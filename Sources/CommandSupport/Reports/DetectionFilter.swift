@@ -23,14 +23,22 @@ package struct DetectionFilter: Sendable {
         return kept
     }
 
-    /// A `--classes` entry (a server's `classes=`) that is neither a name nor a class number.
-    package struct UnknownClass: Error, CustomStringConvertible {
-        package var name: String
-        package var description: String { "--classes: unknown class \"\(name)\"" }
+    /// A `--classes` list (a server's `classes=`) with an entry that is neither a name nor a
+    /// class number, or naming no class at all (it would keep no detection).
+    package enum ClassesError: Error, CustomStringConvertible {
+        case unknown(String)
+        case noClass(list: String)
+
+        package var description: String {
+            switch self {
+            case .unknown(let name): "--classes: unknown class \"\(name)\""
+            case .noClass(let list): "--classes \"\(list)\" names no class (it would keep no detection)"
+            }
+        }
     }
 
     /// Resolves `--classes dog,car` (names from the names file, or class numbers).
-    package static func classIds(_ list: String, names: [String]) throws(UnknownClass) -> Set<Int> {
+    package static func classIds(_ list: String, names: [String]) throws(ClassesError) -> Set<Int> {
         var ids = Set<Int>()
         for item in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
             if let index = names.firstIndex(of: item) {
@@ -38,9 +46,10 @@ package struct DetectionFilter: Sendable {
             } else if let number = Int(item), number >= 0, number < names.count {
                 ids.insert(number)
             } else {
-                throw UnknownClass(name: item)
+                throw .unknown(item)
             }
         }
+        if ids.isEmpty { throw .noClass(list: list) }
         return ids
     }
 }

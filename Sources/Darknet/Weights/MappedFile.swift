@@ -14,11 +14,17 @@ final class MappedFile {
     private var released = 0
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
-    init(path: String) throws {
-        self.path = path
-        let fd = open(path, O_RDONLY)
+    convenience init(path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw WeightsError.unreadable(file: path, reason: TextFile.reason(errno)) }
         defer { close(fd) }
+        try self.init(descriptor: fd, name: path)
+    }
+
+    /// Maps the file open on `fd` (the caller keeps and closes it); `name` names it in errors
+    /// (a path whose bytes are not UTF-8 is opened by its caller, then mapped here).
+    init(descriptor fd: Int32, name path: String) throws {
+        self.path = path
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw WeightsError.unreadable(file: path, reason: TextFile.reason(errno)) }
         if (info.st_mode & S_IFMT) == S_IFDIR { throw WeightsError.unreadable(file: path, reason: "is a directory") }

@@ -67,6 +67,7 @@ final class AnnotationTargets: @unchecked Sendable {
         guard ["png", "jpg", "jpeg"].contains(path.pathExtension) else { throw Error.badExtension(path.display) }
         guard single == true else { throw Error.needsFolder(path.display) }
         if self.inputs.contains(path.standardized) { throw Error.isInput(path.display) }
+        try OutputFile.check(path, replacing: true, inputs: [])
         if !force && path.exists { throw Error.annotatedExists(path.display) }
     }
 
@@ -117,7 +118,8 @@ final class AnnotationTargets: @unchecked Sendable {
         return target
     }
 
-    /// `mkdir -p`.
+    /// `mkdir -p`; a file already there under a folder's name is an error at once (before
+    /// any inference), not one per image later.
     static func createFolder(_ path: RawPath) throws {
         if path.isDirectory { return }
         if path.bytes.count > 1 && path.folder != path { try createFolder(path.folder) }
@@ -125,5 +127,6 @@ final class AnnotationTargets: @unchecked Sendable {
         if created != 0 && errno != EEXIST {
             throw FileError.unreadable(path, reason: "cannot create the folder: \(String(cString: strerror(errno)))")
         }
+        if !path.isDirectory { throw FileError.unreadable(path, reason: "not a folder (a file has that name)") }
     }
 }

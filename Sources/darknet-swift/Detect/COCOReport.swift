@@ -49,14 +49,12 @@ struct COCOImageIds: Sendable {
 
     init(file: String?) throws {
         guard let file else { return }
-        guard let data = FileManager.default.contents(atPath: file) else { throw CLIError.unreadable(file, "cannot read the image id file") }
+        let data = try FileBytes.read(RawPath(argument: file))
         if data.first(where: { !$0.isWhitespace }) == UInt8(ascii: "{") {
-            guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let images = object["images"] as? [[String: Any]] else {
-                throw CLIError.unreadable(file, "not a COCO annotations file (no \"images\" array)")
-            }
-            for image in images {
-                if let name = image["file_name"] as? String, let id = image["id"] as? Int { table[name] = id }
+            do {
+                table = try COCOImagesScanner.images(in: data)
+            } catch {
+                throw CLIError.unreadable(file, String(describing: error))
             }
         } else {
             for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated() {

@@ -109,7 +109,6 @@ struct Detect: ParsableCommand {
         if let shard, Shard(shard) == nil { throw ValidationError("--shard must be K/N with 1 ≤ K ≤ N, got \(shard)") }
         if output != nil && outputDir != nil { throw ValidationError("give --output or --output-dir, not both") }
         if skipExisting && output == nil && outputDir == nil { throw ValidationError("--skip-existing needs --output-dir or --output") }
-        if skipExisting && force { throw ValidationError("give --skip-existing or --force, not both") }
         if let tiles, TilesOption(tiles) == nil { throw ValidationError("\(TilesOption.usage), got \(tiles)") }
         if saveLabels != nil && saveLabelsBesideImages { throw ValidationError("give --save-labels or --save-labels-beside-images, not both") }
     }

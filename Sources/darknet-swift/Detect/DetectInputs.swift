@@ -88,7 +88,10 @@ final class InputSource: Sequence, IteratorProtocol {
         } catch {
             problems.append(error as? FileError ?? .unreadable(path, reason: "\(error)"))
         }
-        for problem in problems { waiting.append(.problem(path: path.display, ListingError(problem))) }
+        for problem in problems {
+            if case .notAFile(let entry, _) = problem { waiting.append(.problem(path: entry.display, problem)); continue }
+            waiting.append(.problem(path: path.display, ListingError(problem)))
+        }
     }
 
     /// Every image, for the runs that need the whole list first (`--shard`'s sorted split,

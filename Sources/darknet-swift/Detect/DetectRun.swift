@@ -12,6 +12,8 @@ struct PipelineItem: @unchecked Sendable {
     var networkInputs: [Image] = []
     /// The tiles the inputs were cut from (`--tiles`), nil when the photo is one input.
     var tiles: [TileRect]?
+    /// The decoded image the tiles are cut from, each when its batch runs (`PipelineInputs`).
+    var tileSource: Image?
     /// The file is a PNG (crops keep the input's format).
     var png = false
     /// The decoded photo, kept for drawing only with batches of one (nothing waits then).
@@ -97,12 +99,16 @@ final class DetectRun: @unchecked Sendable {
             let output = Worker("output") { [self] in
                 while let item = inferred.pop() { finish(consume item) }
             }
-            var waiting: [PipelineItem] = []
+            var waiting: [PipelineItem] = [], ready = 0
             while let item = decoded.pop() {
+                // Skipped and failed items pass at once unless a batch before them waits (order is kept).
+                if waiting.isEmpty && !item.isReady { inferred.push(item); continue }
+                if item.isReady { ready += 1 }
                 waiting.append(item)
-                if waiting.count(where: { !$0.networkInputs.isEmpty }) == batch {
+                if ready == batch {
                     for item in infer(waiting) { inferred.push(item) }
                     waiting.removeAll(keepingCapacity: true)
+                    ready = 0
                 }
             }
             for item in infer(waiting) { inferred.push(item) }
@@ -110,12 +116,16 @@ final class DetectRun: @unchecked Sendable {
             decoder.join()
             output.join()
         } else {
-            var waiting: [PipelineItem] = []
+            var waiting: [PipelineItem] = [], ready = 0
             while !isStopped, let event = source.next() {
-                waiting.append(decode(event))
-                if waiting.count(where: { !$0.networkInputs.isEmpty }) == batch {
+                let item = decode(event)
+                if waiting.isEmpty && !item.isReady { finish(item); continue }
+                if item.isReady { ready += 1 }
+                waiting.append(item)
+                if ready == batch {
                     for item in infer(waiting) { finish(item) }
                     waiting.removeAll(keepingCapacity: true)
+                    ready = 0
                 }
             }
             for item in infer(waiting) { finish(item) }
@@ -161,7 +171,7 @@ final class DetectRun: @unchecked Sendable {
             let net = detector.model.net
             if let tiles = tiling?.tiles(imageWidth: width, imageHeight: height, networkWidth: net.width, networkHeight: net.height) {
                 item.tiles = tiles
-                item.networkInputs = tiles.map { detector.prepare(image.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)) }
+                item.tileSource = image
             } else {
                 item.networkInputs = [detector.prepare(image)]
             }
@@ -184,11 +194,11 @@ final class DetectRun: @unchecked Sendable {
     /// detections are mapped back and merged (`TileMerge`).
     func infer(_ items: [PipelineItem]) -> [PipelineItem] {
         var items = items
-        let ready = items.indices.filter { !items[$0].networkInputs.isEmpty }
+        let ready = items.indices.filter { items[$0].isReady }
         guard !ready.isEmpty, !isStopped else { return items }
         let start = DispatchTime.now().uptimeNanoseconds
         do {
-            let jobs = ready.flatMap { item in items[item].networkInputs.indices.map { (item: item, input: $0) } }
+            let jobs = ready.flatMap { item in (0..<items[item].inputCount).map { (item: item, input: $0) } }
             var found: [[Detection]] = []
             for first in stride(from: 0, to: jobs.count, by: batch) {
                 let part = jobs[first..<min(jobs.count, first + batch)]
@@ -196,11 +206,11 @@ final class DetectRun: @unchecked Sendable {
                     let tile = items[job.item].tiles?[job.input]
                     return tile.map { ($0.width, $0.height) } ?? (items[job.item].result!.width, items[job.item].result!.height)
                 }
-                found += try detector.detect(prepared: part.map { items[$0.item].networkInputs[$0.input] }, imageSizes: sizes)
+                found += try detector.detect(prepared: part.map { items[$0.item].networkInput($0.input, detector: detector) }, imageSizes: sizes)
             }
             var next = 0
             for index in ready {
-                let count = items[index].networkInputs.count
+                let count = items[index].inputCount
                 let detections = found[next..<(next + count)]
                 next += count
                 let kept = filter.apply(merged(Array(detections), of: items[index]))
@@ -213,6 +223,7 @@ final class DetectRun: @unchecked Sendable {
         for index in ready {
             items[index].result?.inferenceSeconds += seconds
             items[index].networkInputs = []
+            items[index].tileSource = nil
         }
         return items
     }

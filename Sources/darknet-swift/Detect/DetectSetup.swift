@@ -57,10 +57,10 @@ extension Detect {
             targets = nil
         }
         let labels = try saveLabels.map {
-            try OutputFolder($0, inputs: known ?? [], folders: folders, refusesInputFolder: false, force: force)
-        } ?? (saveLabelsBesideImages ? OutputFolder(besideImages: known ?? [], force: force) : nil)
+            try OutputFolder($0, inputs: known ?? [], folders: folders, refusesInputFolder: false, force: force, resuming: skipExisting)
+        } ?? (saveLabelsBesideImages ? OutputFolder(besideImages: known ?? [], force: force, resuming: skipExisting) : nil)
         let cropFolder = try crops.map {
-            try OutputFolder($0, inputs: known ?? [], folders: folders, refusesInputFolder: true, force: force)
+            try OutputFolder($0, inputs: known ?? [], folders: folders, refusesInputFolder: true, force: force, resuming: skipExisting)
         }
         let writers = [ResultWriter(format: format, context: context)]
             + (try resultFiles.writers(context: context, force: force, inputs: (known ?? []).map(\.path)))

@@ -37,6 +37,7 @@ extension Detect {
         run.command = "detect"
         run.format = format == .text ? .text(label: video.description) : .json
         run.output = output
+        run.inputs = [files.cfg, files.weights]
         run.force = force
         run.quiet = quiet
         try run.run {

@@ -39,6 +39,10 @@ struct BoxSelectionOptions<Words: DetectionWords>: ParsableArguments {
 
     /// `--classes` (looked up in `names`) and at most `maxDetections` boxes an image.
     func filter(names: [String], maxDetections: Int?) throws -> DetectionFilter {
-        DetectionFilter(classes: try classes.map { try DetectionFilter.classIds($0, names: names) }, maxDetections: maxDetections)
+        do {
+            return DetectionFilter(classes: try classes.map { try DetectionFilter.classIds($0, names: names) }, maxDetections: maxDetections)
+        } catch let error as DetectionFilter.ClassesError {
+            throw CLIError.usage(error.description)
+        }
     }
 }

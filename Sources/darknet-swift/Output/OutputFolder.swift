@@ -5,8 +5,10 @@ import YOLO
 /// A folder that receives files named after each input image (`--save-labels`, `--crops`),
 /// under the rules of annotated images (`AnnotationTargets`): an image found in an input
 /// folder keeps its path relative to that folder (so `a/x.jpg` and `b/x.jpg` found in `a/`
-/// and `b/` do not meet); an existing file is replaced only with `--force`; an input image is
-/// never replaced; and two inputs never write the same file in one run (the second fails).
+/// and `b/` do not meet); an existing file is replaced only with `--force` or when resuming
+/// (`--skip-existing`: an image that runs again had no annotated image, which is written
+/// last, so its label and crop files are what a stopped run left); an input image is never
+/// replaced; and two inputs never write the same file in one run (the second fails).
 final class OutputFolder: @unchecked Sendable {
     enum Error: Swift.Error, CustomStringConvertible {
         case noLabelName(String)
@@ -23,6 +25,8 @@ final class OutputFolder: @unchecked Sendable {
     /// training reads its image's (`LabelFile.path(forImage:)`, as his `-save_labels` writes it).
     let root: RawPath?
     let force: Bool
+    /// An existing file may be replaced: `--force`, or resuming.
+    let replacing: Bool
     /// Refuse to write when the folder is an input folder (without `--force`): crops are
     /// images, which a later run over that folder would take as inputs. Labels may go there:
     /// a `.txt` beside each image is where darknet's training looks for them.
@@ -32,10 +36,12 @@ final class OutputFolder: @unchecked Sendable {
     private var written: [RawPath: String] = [:]
 
     /// Creates the folder (`mkdir -p`); `folders` are the input folders given on the command line.
-    init(_ path: String, inputs: [InputImage], folders: [RawPath], refusesInputFolder: Bool, force: Bool) throws {
+    init(_ path: String, inputs: [InputImage], folders: [RawPath], refusesInputFolder: Bool, force: Bool,
+         resuming: Bool = false) throws {
         let root = RawPath(argument: path)
         self.root = root
         self.force = force
+        self.replacing = force || resuming
         self.refusesInputFolder = refusesInputFolder
         self.inputs = Set(inputs.map { $0.path.standardized })
         if refusesInputFolder && !force && folders.contains(root.standardized) {
@@ -45,9 +51,10 @@ final class OutputFolder: @unchecked Sendable {
     }
 
     /// Label files beside the images, as darknet places them.
-    init(besideImages inputs: [InputImage], force: Bool) {
+    init(besideImages inputs: [InputImage], force: Bool, resuming: Bool = false) {
         root = nil
         self.force = force
+        self.replacing = force || resuming
         refusesInputFolder = false
         self.inputs = Set(inputs.map { $0.path.standardized })
     }
@@ -77,7 +84,7 @@ final class OutputFolder: @unchecked Sendable {
         try lock.withLock {
             for (target, path) in zip(targets, standardized) {
                 if let first = written[path] { throw AnnotationTargets.Error.writtenInThisRun(target: target.display, first: first) }
-                if !force && target.exists { throw AnnotationTargets.Error.exists(target.display) }
+                if !replacing && target.exists { throw AnnotationTargets.Error.exists(target.display) }
             }
             for path in standardized { written[path] = input.display }
         }

@@ -1,47 +1,40 @@
 import CommandSupport
 import Foundation
 
-/// A results file written as a run goes (`detect --jsonl FILE`, `valid`'s files): into
-/// `.NAME.tmp-PID-N` beside the target, renamed onto it by `finish`, so a reader never sees
-/// half of one and a run that dies leaves the previous file whole. The temporary is removed
-/// by `abandon`, and on the signals `TemporaryFiles` handles. An existing target is replaced
-/// only when `force` (checked at `create`, before any work), and an input is never a target.
+/// A results file written as a run goes (`detect --jsonl FILE`, `valid`'s files), under
+/// `OutputFile`'s rules: into `.NAME.tmp-PID-RANDOM` beside the target (`O_EXCL|O_NOFOLLOW`),
+/// moved onto it by `finish` (`rename` with `force`, else `link`, which fails rather than
+/// replace a file a concurrent run made), so a reader never sees half of one and a run that
+/// dies leaves the previous file whole. The temporary is removed by `abandon`, and on the
+/// signals `TemporaryFiles` handles. The target is checked at `create`, before any work: an
+/// existing file needs `force`; a device, FIFO, link or folder, or one of the run's inputs,
+/// is never replaced.
 final class ResultFile: @unchecked Sendable {
-    enum Error: Swift.Error, CustomStringConvertible {
-        case exists(String)
-        case isInput(String)
-
-        var description: String {
-            switch self {
-            case .exists(let path): return "\(path) already exists (use --force to overwrite it)"
-            case .isInput(let path): return "\(path) is an input; refusing to overwrite it"
-            }
-        }
-    }
-
     let target: RawPath
     private let temporary: RawPath
+    private let force: Bool
+    private let inputs: [RawPath]
     private var fd: Int32
     private let slot: Int?
 
     /// Creates the temporary for `target` (and the target's folder); throws when the target
-    /// exists without `force`, is one of `inputs`, or cannot be created.
+    /// may not be written (`OutputFile.check`) or the temporary cannot be created.
     init(_ path: String, force: Bool, inputs: [RawPath] = []) throws {
         let target = RawPath(argument: path)
         self.target = target
-        if inputs.contains(where: { $0.standardized == target.standardized }) { throw Error.isInput(target.display) }
-        if !force && target.exists { throw Error.exists(target.display) }
-        if target.isDirectory { throw FileError.isDirectory(target) }
+        self.force = force
+        self.inputs = inputs
+        try OutputFile.check(target, replacing: force, inputs: inputs)
         try AnnotationTargets.createFolder(target.folder)
         let temporary = target.folder.appending(RawPath(bytes: Array(".".utf8) + target.lastComponent.bytes
-            + Array(".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))".utf8)))
+            + Array(".tmp-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))".utf8)))
         self.temporary = temporary
         slot = TemporaryFiles.register(temporary)
-        fd = temporary.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+        fd = temporary.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
         if fd < 0 {
-            let reason = String(cString: strerror(errno))
+            let code = errno
             TemporaryFiles.unregister(slot)
-            throw FileError.unreadable(target, reason: "cannot create \(temporary.display): \(reason)")
+            throw OutputFile.Error.failed(target, action: "cannot create \(temporary.display)", code: code)
         }
     }
 
@@ -56,17 +49,20 @@ final class ResultFile: @unchecked Sendable {
         }
     }
 
-    /// Closes the temporary and renames it onto the target.
+    /// Closes the temporary and moves it onto the target (`OutputFile`'s rules, checked again:
+    /// the target may have appeared or changed since `init`).
     func finish() throws(OutputError) {
         guard fd >= 0 else { return }
         defer { TemporaryFiles.unregister(slot) }
         let closed = close(fd)
+        let code = errno
         fd = -1
-        let renamed = closed == 0 ? temporary.withCString { from in target.withCString { to in rename(from, to) } } : -1
-        if renamed != 0 {
-            let reason = String(cString: strerror(errno))
-            _ = temporary.withCString { unlink($0) }
-            throw .file(target.display, reason)
+        defer { _ = temporary.withCString { unlink($0) } }
+        if closed != 0 { throw .file(target.display, String(cString: strerror(code))) }
+        do {
+            try AtomicFile.place(temporary, at: target, replacing: force, inputs: inputs)
+        } catch {
+            throw .refused("\(error)")
         }
     }
 

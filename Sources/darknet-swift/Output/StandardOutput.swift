@@ -8,12 +8,15 @@ enum OutputError: Error, CustomStringConvertible {
     case failed(String)
     /// A results file (`detect --jsonl FILE`…) could not be written: its path and why.
     case file(String, String)
+    /// A results file could not be put in place (`OutputFile`'s rules): the whole message.
+    case refused(String)
 
     var description: String {
         switch self {
         case .closed: return "cannot write to stdout: the reader closed the pipe"
         case .failed(let reason): return "cannot write to stdout: \(reason)"
         case .file(let path, let reason): return "cannot write \(path): \(reason)"
+        case .refused(let message): return message
         }
     }
 }

@@ -60,7 +60,7 @@ struct Valid: ParsableCommand {
             let detector = try loader.detector(boxes.detectorOptions(mapping: fitting.mapping?.value, defaults: .valid))
             let names = try loader.classNames(nil, data: dataFile, classes: detector.classCount)
             let (found, problems) = try set.inputs(dataFile, for: "valid's images")
-            let classes = try boxes.classes.map { try DetectionFilter.classIds($0, names: names) }
+            let classes = try boxes.filter(names: names, maxDetections: nil).classes
             let folder = results ?? dataFile.value("results") ?? "results"
             var output = try ValidOutput(kind: kind, folder: folder, name: outName, names: names, classCount: detector.classCount,
                                          imageIds: COCOImageIds(file: imageIds.imageIds), force: force,
