@@ -47,7 +47,7 @@ package struct InferenceRoutes: Sendable {
 
     /// Every output a model offers, with its per-image shape.
     static func outputs(of model: ServedModel) -> [ServedModel.Tensor] {
-        model.outputs + (model.isDetector ? [ServedModel.Tensor(name: ServedModel.detectionsName, shape: [1, -1, 7])] : [])
+        model.outputs + (model.isDetector ? [ServedModel.Tensor(name: ServedModel.detectionsName, shape: [1, 1, -1, 7])] : [])
     }
 
     func metadata(_ name: String) throws -> Response {
