@@ -4,7 +4,8 @@ import NIOCore
 /// Reads a request body whole before any work starts, so a slow sender holds a connection
 /// but never a place in a batch. Rules: a `Content-Length` above `limit` is refused before a
 /// byte is read, a body that grows past `limit` as it streams likewise (`bodyTooLarge`, 413);
-/// a body not complete within `timeout` seconds is `bodyTimeout` (408).
+/// a body not complete within `timeout` seconds is `bodyTimeout` (408); a client that closes
+/// its connection before its answer cancels the work (`whileConnected`).
 package struct BodyReader: Sendable {
     package var limit: Int
     package var timeout: Double
@@ -14,11 +15,19 @@ package struct BodyReader: Sendable {
         self.timeout = timeout
     }
 
-    package func read(_ request: Request) async throws -> ByteBuffer {
+    /// `operation` on the whole body, cancelled when the client closes its side of the
+    /// connection (Hummingbird's `consumeWithCancellationOnInboundClose`): a queued job of a
+    /// client that went away is dropped, never run. The connection closes after the answer.
+    package func whileConnected<T: Sendable>(_ request: Request, _ operation: @escaping @Sendable (ByteBuffer) async throws -> T) async throws -> T {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw ServerError.bodyTooLarge(limit: limit)
         }
-        let body = request.body
+        return try await request.body.consumeWithCancellationOnInboundClose { body in
+            try await operation(try await read(body))
+        }
+    }
+
+    func read(_ body: RequestBody) async throws -> ByteBuffer {
         let limit = limit
         let timeout = timeout
         return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in

@@ -2,6 +2,7 @@ import CommandSupport
 import Darknet
 import Dispatch
 import Hummingbird
+import NIOCore
 import YOLO
 
 /// `POST /v1/models/{name}/detect` and `POST /v1/models/{name}/classify`: a JPEG or PNG (the
@@ -25,12 +26,16 @@ package struct DetectRoutes: Sendable {
 
     func detect(_ request: Request, _ context: ServerContext) async throws -> Response {
         let deadline = runner.deadline
+        return try await reader.whileConnected(request) { body in try await detect(request, body, context, deadline: deadline) }
+    }
+
+    func detect(_ request: Request, _ body: ByteBuffer, _ context: ServerContext, deadline: UInt64) async throws -> Response {
         let model = try state.model(context.parameters.get("name") ?? "")
         guard case .detector(let detector) = model.engine else {
             throw ServerError.wrongKind("model \(model.name) is a classifier: POST /v1/models/\(model.name)/classify")
         }
         let query = try DetectQuery(request.uri.queryParameters, names: model.names)
-        let upload = try await upload(request)
+        let upload = try ImageUpload(body: Array(buffer: body), contentType: request.headers[.contentType])
         let decodeStart = DispatchTime.now().uptimeNanoseconds
         let prepared = try await runner.prepare(upload, for: model)
         let inferenceStart = DispatchTime.now().uptimeNanoseconds
@@ -58,12 +63,16 @@ package struct DetectRoutes: Sendable {
 
     func classify(_ request: Request, _ context: ServerContext) async throws -> Response {
         let deadline = runner.deadline
+        return try await reader.whileConnected(request) { body in try await classify(request, body, context, deadline: deadline) }
+    }
+
+    func classify(_ request: Request, _ body: ByteBuffer, _ context: ServerContext, deadline: UInt64) async throws -> Response {
         let model = try state.model(context.parameters.get("name") ?? "")
         guard case .classifier(let classifier) = model.engine else {
             throw ServerError.wrongKind("model \(model.name) is a detector: POST /v1/models/\(model.name)/detect")
         }
         let top = try DetectQuery.integer("top", in: request.uri.queryParameters, range: 1...1000) ?? 5
-        let upload = try await upload(request)
+        let upload = try ImageUpload(body: Array(buffer: body), contentType: request.headers[.contentType])
         let prepared = try await runner.prepare(upload, for: model)
         let job = InferenceQueue.Job(input: prepared.input, width: prepared.width, height: prepared.height, work: .scores)
         guard case .scores(let scores) = try await runner.run(job, on: model, deadline: deadline, channel: context.channel) else {
@@ -71,11 +80,6 @@ package struct DetectRoutes: Sendable {
         }
         let best = Classifier.top(top, of: scores, labels: classifier.labels)
         return Reply.json(ClassifyReport.json(path: upload.name, width: prepared.width, height: prepared.height, scores: best) + "\n")
-    }
-
-    private func upload(_ request: Request) async throws -> ImageUpload {
-        let body = try await reader.read(request)
-        return try ImageUpload(body: Array(buffer: body), contentType: request.headers[.contentType])
     }
 }
 

@@ -20,8 +20,7 @@ import YOLO
 /// - only the jobs bodies are held here (network inputs, never sockets): a slow client holds
 ///   no place in a batch, since a job is submitted only once its body is read and decoded;
 /// - `close()` stops taking jobs (`notReady`), the waiting ones are still run, then the
-///   thread ends; `drained` is true once nothing waits or runs;
-/// - when the queue empties, `onIdle` runs (the server releases the pooled activations).
+///   thread ends; `drained` is true once nothing waits or runs.
 package final class InferenceQueue: @unchecked Sendable {
     /// What a job asks of the model.
     package enum Work: Sendable {
@@ -69,8 +68,8 @@ package final class InferenceQueue: @unchecked Sendable {
     package let maxBatch: Int
     /// Nanoseconds the first job of a batch waits for company.
     package let window: UInt64
+    private let passDelay: UInt32
     private let metrics: ServerMetrics
-    private let onIdle: @Sendable () -> Void
     private let condition = NSCondition()
     private var waiting: [Waiting] = []
     /// The continuations of the running batch's jobs not yet answered.
@@ -84,14 +83,14 @@ package final class InferenceQueue: @unchecked Sendable {
     private var thread: Thread?
 
     package init(name: String, model: ServedModel.Engine, capacity: Int, maxBatch: Int, windowMilliseconds: Double,
-                 metrics: ServerMetrics, onIdle: @escaping @Sendable () -> Void = {}) {
+                 passDelayMilliseconds: Int = 0, metrics: ServerMetrics) {
         self.name = name
         self.model = model
         self.capacity = max(1, capacity)
         self.maxBatch = max(1, min(maxBatch, Network.maximumBatch))
         self.window = UInt64(max(0, windowMilliseconds) * 1e6)
+        self.passDelay = UInt32(max(0, min(passDelayMilliseconds, 60_000)))
         self.metrics = metrics
-        self.onIdle = onIdle
         let thread = Thread { [unowned self] in self.loop() }
         thread.name = "inference \(name)"
         thread.stackSize = 8 << 20
@@ -157,12 +156,10 @@ package final class InferenceQueue: @unchecked Sendable {
     private func loop() {
         while let batch = nextBatch() {
             run(batch)
-            let idle = condition.withLock { () -> Bool in
+            condition.withLock {
                 running = 0
                 condition.broadcast()
-                return waiting.isEmpty
             }
-            if idle { onIdle() }
         }
     }
 
@@ -201,6 +198,7 @@ package final class InferenceQueue: @unchecked Sendable {
     }
 
     private func run(_ batch: [Waiting]) {
+        if passDelay > 0 { usleep(passDelay * 1000) }
         metrics.batch(model: name, size: batch.count)
         let answers: [Result<Answer, Error>]
         switch model {

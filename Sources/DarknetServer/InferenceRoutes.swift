@@ -3,6 +3,7 @@ import Darknet
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import YOLO
 
 /// The Open Inference Protocol's REST routes (KServe v2, as Triton and OpenVINO Model Server
@@ -64,8 +65,11 @@ package struct InferenceRoutes: Sendable {
 
     func infer(_ request: Request, _ context: ServerContext) async throws -> Response {
         let deadline = runner.deadline
+        return try await reader.whileConnected(request) { body in try await infer(request, body, context, deadline: deadline) }
+    }
+
+    func infer(_ request: Request, _ body: ByteBuffer, _ context: ServerContext, deadline: UInt64) async throws -> Response {
         let model = try state.model(context.parameters.get("name") ?? "")
-        let body = try await reader.read(request)
         let headerLength = try request.headers[HTTPField.Name("Inference-Header-Content-Length")!].map { text throws -> Int in
             guard let length = Int(text) else { throw ServerError.badRequest("Inference-Header-Content-Length: \(text): not a number") }
             return length

@@ -64,11 +64,12 @@ package final class ServedModel: Sendable {
             let shape = loaded.layers[index].output
             return Tensor(name: Network.layerName(index, in: loaded), shape: [shape.channels, shape.height, shape.width])
         }
+        // No trim when the queue empties: the detector's pool keeps at most
+        // `DetectorOptions.maximumIdleNetworks` networks (the largest batch dropped first), which
+        // bounds the memory between bursts, and a steady client keeps reusing its network.
         queue = InferenceQueue(name: spec.name, model: engine, capacity: settings.capacity, maxBatch: settings.maxBatch,
-                               windowMilliseconds: settings.windowMilliseconds, metrics: metrics) {
-            // TRIM-AFTER-53: the pooled activations are released here once NetworkPool lands.
-            _ = engine
-        }
+                               windowMilliseconds: settings.windowMilliseconds, passDelayMilliseconds: settings.passDelayMilliseconds,
+                               metrics: metrics)
     }
 
     private static func model(of engine: Engine) -> ModelDescription {
@@ -94,10 +95,15 @@ package struct QueueSettings: Sendable {
     package var capacity: Int
     package var maxBatch: Int
     package var windowMilliseconds: Double
+    /// Milliseconds slept before each forward pass (0 in use): the tests of queueing, deadlines
+    /// and draining make requests wait this long whatever the CPU and build (`serve`'s hidden
+    /// `--test-pass-delay-ms`).
+    package var passDelayMilliseconds: Int
 
-    package init(capacity: Int, maxBatch: Int, windowMilliseconds: Double) {
+    package init(capacity: Int, maxBatch: Int, windowMilliseconds: Double, passDelayMilliseconds: Int = 0) {
         self.capacity = capacity
         self.maxBatch = maxBatch
         self.windowMilliseconds = windowMilliseconds
+        self.passDelayMilliseconds = passDelayMilliseconds
     }
 }

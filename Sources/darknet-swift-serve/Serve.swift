@@ -60,6 +60,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds SIGTERM waits for accepted requests before exiting anyway (status 1).")
     var drainSeconds = ServerSettings().drainSeconds
 
+    @Option(help: ArgumentHelp("Milliseconds slept before each forward pass (tests of queueing and draining).", visibility: .private))
+    var testPassDelayMs = 0
+
     @Option(help: "A file holding the bearer token every route but /v2/health requires.")
     var tokenFile: String?
 
@@ -79,6 +82,7 @@ struct Serve: AsyncParsableCommand {
         guard bodyTimeout > 0 else { throw ValidationError("--body-timeout must be > 0, got \(bodyTimeout)") }
         guard maxPixels >= 1 else { throw ValidationError("--max-pixels must be ≥ 1, got \(maxPixels)") }
         guard deadlineMs >= 1 else { throw ValidationError("--deadline-ms must be ≥ 1, got \(deadlineMs)") }
+        guard (0...60_000).contains(testPassDelayMs) else { throw ValidationError("--test-pass-delay-ms must be in 0...60000") }
         guard drainSeconds > 0 else { throw ValidationError("--drain-seconds must be > 0, got \(drainSeconds)") }
     }
 
@@ -95,7 +99,8 @@ struct Serve: AsyncParsableCommand {
         var settings = ServerSettings()
         settings.host = host
         settings.port = port
-        settings.queue = QueueSettings(capacity: queue, maxBatch: maxBatch, windowMilliseconds: batchWindowMs)
+        settings.queue = QueueSettings(capacity: queue, maxBatch: maxBatch, windowMilliseconds: batchWindowMs,
+                                       passDelayMilliseconds: testPassDelayMs)
         settings.maxBodyBytes = maxBodyMb << 20
         settings.bodyTimeout = bodyTimeout
         settings.maxPixels = maxPixels

@@ -45,6 +45,12 @@ struct ServeModels {
          "--model", "tiny=\(classifierCfg),\(classifierWeights),\(classifierLabels)"]
     }
 
+    /// The cheap detector as `slow`, each forward pass made to take `milliseconds` (the hidden
+    /// `--test-pass-delay-ms`): requests queue behind it on any CPU and build.
+    func slowArguments(milliseconds: Int = 400) -> [String] {
+        ["--model", "slow=\(detectorCfg),\(detectorWeights),\(names)", "--test-pass-delay-ms", String(milliseconds)]
+    }
+
     /// The CLI's arguments for the same detector.
     var detectorFiles: [String] { [detectorCfg, detectorWeights, "--names", names] }
 

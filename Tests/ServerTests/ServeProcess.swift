@@ -130,3 +130,68 @@ enum Curl {
                       headers: (try? String(contentsOf: headers, encoding: .utf8)) ?? "")
     }
 }
+
+extension Curl {
+    /// Runs `requests` at the same time (one curl each), answers in order.
+    static func concurrently(_ requests: [[String]]) -> [Result] {
+        final class Results: @unchecked Sendable {
+            let lock = NSLock()
+            var values: [Result?]
+            init(_ count: Int) { values = .init(repeating: nil, count: count) }
+        }
+        // One thread a request (`concurrentPerform` would run only as many as there are cores).
+        let results = Results(requests.count)
+        let group = DispatchGroup()
+        for (index, request) in requests.enumerated() {
+            group.enter()
+            Thread {
+                let result = (try? run(request)) ?? Result(status: 0, body: Data(), headers: "")
+                results.lock.withLock { results.values[index] = result }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        return results.values.map { $0! }
+    }
+}
+
+extension ServeProcess {
+    /// The value of the Prometheus sample `name` (with its labels as written), nil when absent.
+    func metric(_ sample: String) throws -> Double? {
+        let text = try Curl.get(base + "/metrics").text
+        for line in text.split(separator: "\n") where line.hasPrefix(sample + " ") {
+            return Double(line.dropFirst(sample.count + 1))
+        }
+        return nil
+    }
+
+    /// Waits (at most `timeout` s) until `condition` holds.
+    func wait(timeout: Double = 120, file: StaticString = #filePath, line: UInt = #line, until condition: () throws -> Bool) throws {
+        let start = Date()
+        while Date().timeIntervalSince(start) < timeout {
+            if try condition() { return }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        XCTFail("timed out waiting: \(log)", file: file, line: line)
+        throw CocoaError(.userCancelled)
+    }
+}
+
+/// `body` run on a thread of its own; `value` waits for its result.
+final class Background<T>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: T?
+
+    init(_ body: @escaping @Sendable () -> T) {
+        Thread { [self] in
+            result = body()
+            done.signal()
+        }.start()
+    }
+
+    var value: T {
+        done.wait()
+        done.signal()
+        return result!
+    }
+}

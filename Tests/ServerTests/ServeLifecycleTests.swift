@@ -1,0 +1,80 @@
+import Foundation
+import TestSupport
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Limits and lifecycle through the real binary, each forward pass made to last 400 ms so
+/// that requests wait: a full queue (503 + Retry-After), a deadline (504), a client leaving (its job
+/// dropped), SIGTERM (not ready, accepted requests answered, exit 0).
+final class ServeLifecycleTests: XCTestCase {
+    static func detect(_ server: ServeProcess, _ photo: String, _ extra: [String] = []) -> [String] {
+        extra + ["--data-binary", "@" + photo, server.base + "/v1/models/slow/detect"]
+    }
+
+    func testSIGTERMAnswersEveryAcceptedRequestThenExitsZero() throws {
+        let models = try ServeModels(self)
+        let server = try ServeProcess(models.slowArguments() + ["--max-batch", "1"], testCase: self)
+        try server.waitReady()
+        let photo = try models.photo("p.png", seed: 1)
+        let expected = try Curl.post(server.base + "/v1/models/slow/detect", file: photo)
+        XCTAssertEqual(expected.status, 200, expected.text)
+        let clients = Background { Curl.concurrently((0..<6).map { _ in Self.detect(server, photo) }) }
+        // Six accepted: five waiting, one running.
+        try server.wait { (try server.metric("darknet_queue_depth{model=\"slow\"}") ?? 0) >= 5 }
+        kill(server.pid, SIGTERM)
+        try server.wait { try Curl.get(server.base + "/v2/health/ready").status != 200 }
+        let late = try Curl.post(server.base + "/v1/models/slow/detect", file: photo)
+        if late.status != 0 {
+            XCTAssertEqual(late.status, 503, late.text)
+            XCTAssertEqual(late.json["code"] as? String, "not_ready")
+        }
+        XCTAssertEqual(server.terminate(), 0, server.log)
+        for answer in clients.value {
+            XCTAssertEqual(answer.status, 200, answer.text)
+            XCTAssertEqual(ServeDetectTests.comparable(answer.text), ServeDetectTests.comparable(expected.text))
+        }
+        XCTAssertTrue(server.log.contains("drained"), server.log)
+    }
+
+    func testAFullQueueIs503WithRetryAfter() throws {
+        let models = try ServeModels(self)
+        let server = try ServeProcess(models.slowArguments() + ["--max-batch", "1", "--queue", "1"], testCase: self)
+        try server.waitReady()
+        let photo = try models.photo("p.png", seed: 1)
+        let answers = Curl.concurrently((0..<8).map { _ in Self.detect(server, photo) })
+        let refused = answers.filter { $0.status == 503 }
+        XCTAssertEqual(answers.filter { $0.status == 200 }.count + refused.count, 8, answers.map(\.text).joined(separator: "\n"))
+        XCTAssertFalse(refused.isEmpty, "one runs, one waits: eight at once overflow a queue of one")
+        for answer in refused {
+            XCTAssertEqual(answer.json["code"] as? String, "queue_full", answer.text)
+            XCTAssertTrue(answer.headers.lowercased().contains("retry-after: 1"), answer.headers)
+        }
+    }
+
+    func testADeadlinePassedIs504() throws {
+        let models = try ServeModels(self)
+        let server = try ServeProcess(models.slowArguments() + ["--deadline-ms", "1"], testCase: self)
+        try server.waitReady()
+        let answer = try Curl.run(["--max-time", "10", "--data-binary", "@" + (try models.photo("p.png", seed: 1)), server.base + "/v1/models/slow/detect"])
+        XCTAssertEqual(answer.status, 504, answer.text + server.log)
+        XCTAssertEqual(answer.json["code"] as? String, "deadline_exceeded", answer.text)
+    }
+
+    func testAClientThatLeavesHasItsQueuedJobDropped() throws {
+        let models = try ServeModels(self)
+        let server = try ServeProcess(models.slowArguments() + ["--max-batch", "1"], testCase: self)
+        try server.waitReady()
+        let photo = try models.photo("p.png", seed: 1)
+        let clients = Background { Curl.concurrently((0..<3).map { _ in Self.detect(server, photo) }) }
+        try server.wait { (try server.metric("darknet_queue_depth{model=\"slow\"}") ?? 0) >= 2 }
+        // Three more that give up while the three ahead of them run.
+        let gone = Curl.concurrently((0..<3).map { _ in Self.detect(server, photo, ["--max-time", "0.3"]) })
+        XCTAssertTrue(gone.allSatisfy { $0.status == 0 }, gone.map(\.text).joined())
+        XCTAssertEqual(clients.value.map(\.status), [200, 200, 200])
+        try server.wait { (try server.metric("darknet_queue_depth{model=\"slow\"}") ?? 1) == 0 }
+        XCTAssertEqual(try server.metric("darknet_images_total{model=\"slow\"}"), 3, "the jobs of the clients that left never ran")
+        XCTAssertEqual(try server.metric("darknet_dropped_total{model=\"slow\",reason=\"cancelled\"}"), 3)
+    }
+}
