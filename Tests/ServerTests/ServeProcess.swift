@@ -97,6 +97,9 @@ enum Curl {
         var status: Int
         var body: Data
         var headers: String
+        /// curl's exit status: 0, 7 (could not connect), 28 (its --max-time), 52/56 (the
+        /// server closed the connection without an answer)…
+        var exit: Int32 = 0
         var text: String { String(decoding: body, as: UTF8.self) }
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:] }
     }
@@ -127,7 +130,7 @@ enum Curl {
         process.waitUntilExit()
         return Result(status: Int(String(decoding: code, as: UTF8.self)) ?? 0,
                       body: (try? Data(contentsOf: body)) ?? Data(),
-                      headers: (try? String(contentsOf: headers, encoding: .utf8)) ?? "")
+                      headers: (try? String(contentsOf: headers, encoding: .utf8)) ?? "", exit: process.terminationStatus)
     }
 }
 
