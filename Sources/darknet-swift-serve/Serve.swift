@@ -9,6 +9,25 @@ import Logging
 /// the ones docs/performance.md measured.
 @main
 struct Serve: AsyncParsableCommand {
+    /// As ArgumentParser's, except that usage errors exit with status 2, as every
+    /// `darknet-swift` command's do (0 done, 2 usage or model error).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                writeToStandardError(fullMessage(for: error) + "\n")
+                exit(withError: ExitCode(2))
+            }
+            exit(withError: error)
+        }
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "darknet-swift-serve",
         abstract: "Serve models over HTTP: detect, classify, the Open Inference Protocol (v2), metrics and a page.",

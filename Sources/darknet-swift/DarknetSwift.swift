@@ -41,7 +41,7 @@ struct DarknetSwift: ParsableCommand {
         abstract: "Run Darknet YOLO models (.cfg + .weights) on the CPU.",
         version: version,
         subcommands: [Detect.self, Stream.self, Classify.self, Map.self, Valid.self, DarknetDetector.self, Summary.self, Benchmark.self,
-                      SynthWeights.self]
+                      SynthWeights.self, Serve.self]
     )
 
     /// As ArgumentParser's, except that usage errors exit with status 2 (the rule of every

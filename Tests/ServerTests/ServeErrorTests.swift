@@ -74,7 +74,7 @@ final class ServeErrorTests: XCTestCase {
             try process.run()
             let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
-            XCTAssertEqual(process.terminationStatus, 64, text)
+            XCTAssertEqual(process.terminationStatus, 2, text)
             XCTAssertTrue(text.contains(words), text)
         }
         // A missing weights file: one line naming it, status 2.
@@ -90,5 +90,20 @@ final class ServeErrorTests: XCTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 2, text)
         XCTAssertTrue(text.contains("/nonexistent.weights"), text)
+    }
+
+    /// `darknet-swift serve` runs the server binary beside it with its arguments.
+    func testTheCLIServeCommandRunsTheServer() throws {
+        let process = Process()
+        process.executableURL = ServeProcess.cli
+        process.arguments = ["serve", "--model", "x"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 2, text)
+        XCTAssertTrue(text.contains("darknet-swift-serve") && text.contains("NAME=CFG"), text)
     }
 }
