@@ -3,12 +3,15 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// What every request goes through, outermost first:
-/// - one log line when it ends (method, route, status, code, milliseconds, bytes in), and
+/// - one log line when it ends (method, route, status, code, milliseconds, bytes in, the
+///   error's message when it failed), and
 ///   `ServerMetrics.request` by route and status;
 /// - errors become JSON answers (`ServerError.json`): a `ServerError` as it is, Hummingbird's
-///   own (no route: `not_found`; a body past the limit: `body_too_large`) mapped to ours,
+///   own (no route: `not_found`; a body past the limit: `body_too_large`; a body cut off by
+///   the client: `client_closed`) mapped to ours,
 ///   anything else `inference_failed` (500) with its message;
 /// - with a token, every route but `/v2/health/*` requires `Authorization: Bearer TOKEN`
 ///   (compared in constant time).
@@ -25,21 +28,25 @@ package struct RequestMiddleware: RouterMiddleware {
         let start = DispatchTime.now().uptimeNanoseconds
         let response: Response
         var code = "-"
+        var message: String?
         do {
             try authorize(request)
             response = try await next(request, context)
         } catch {
             let failure = serverError(error)
             code = failure.code
+            message = failure.description
             response = Reply.error(failure)
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let route = context.endpointPath ?? "unmatched"
         metrics.request(route: route, status: response.status.code, seconds: seconds)
-        logger.info("request", metadata: [
+        var metadata: Logger.Metadata = [
             "method": "\(request.method)", "route": "\(route)", "status": "\(response.status.code)", "code": "\(code)",
             "ms": "\(Int(seconds * 1000))", "bytes_in": "\(request.headers[.contentLength] ?? "-")",
-        ])
+        ]
+        if let message { metadata["error"] = "\(message)" }
+        logger.info("request", metadata: metadata)
         return response
     }
 
@@ -66,6 +73,9 @@ package struct RequestMiddleware: RouterMiddleware {
             default: return .badRequest(http.body ?? "\(http.status)")
             }
         case is NIOTooManyBytesError: return .bodyTooLarge(limit: bodyLimit)
+        // The client closed its connection before its body was all sent.
+        case let parser as HTTPParserError where parser == .invalidEOFState || parser == .closedConnection: return .clientClosed
+        case let parser as HTTPParserError: return .badRequest("the request is not valid HTTP: \(parser)")
         default: return .inferenceFailed("\(error)")
         }
     }

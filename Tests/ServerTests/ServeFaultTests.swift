@@ -120,7 +120,7 @@ final class ServeFaultTests: XCTestCase {
         let after = server.resources
         XCTAssertLessThanOrEqual(after.openFiles, before.openFiles + 16, "open files \(before.openFiles) → \(after.openFiles)")
         XCTAssertLessThanOrEqual(after.rssKiB, before.rssKiB + 128 * 1024, "RSS \(before.rssKiB) → \(after.rssKiB) KiB")
-        XCTAssertFalse(server.log.contains("status=500"))
+        XCTAssertFalse(server.log.contains("status=500"), server.log.split(separator: "\n").filter { $0.contains("status=500") }.prefix(5).joined(separator: "\n"))
         XCTAssertEqual(server.terminate(), 0, server.log.suffix(2000).description)
         print("ServeFaultTests: \(counts), RSS \(before.rssKiB) → \(after.rssKiB) KiB, open files \(before.openFiles) → \(after.openFiles)")
     }
