@@ -130,4 +130,57 @@ final class StreamVideoTests: XCTestCase {
         XCTAssertEqual(refused.status, 2)
         XCTAssertTrue(refused.stderr.contains("need --track"), refused.stderr)
     }
+
+    /// A network source: an HLS playlist (`.m3u8` and MPEG-TS segments ffmpeg cut from an mp4)
+    /// served over HTTP by a local server gives, frame by frame, the detections of the mp4 read
+    /// as a file (with `--no-drop`: a network source is live, and by default stale frames drop).
+    func testAnHLSPlaylistOverHTTPDetectsAsTheFile() throws {
+        let video = folder.appendingPathComponent("pan.mp4")
+        try TestVideos.pan(video, frames: 12, step: 16)
+        let site = folder.appendingPathComponent("site")
+        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+        _ = try TestVideos.run(try TestVideos.ffmpeg(), ["-nostdin", "-loglevel", "error", "-i", video.path, "-c", "copy", "-f", "hls",
+                                                      "-hls_time", "0.3", "-hls_playlist_type", "vod",
+                                                      site.appendingPathComponent("pan.m3u8").path])
+        let python = try TestTools.require("python3", install: "apt-get install python3: the HLS test was not run")
+        let port = try MJPEGServer.freePort()
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: python)
+        server.arguments = ["-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", site.path]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        let url = "http://127.0.0.1:\(port)/pan.m3u8"
+        let deadline = Date().addingTimeInterval(30)
+        while !Self.accepts(port) {
+            guard Date() < deadline, server.isRunning else { return XCTFail("the HTTP server did not listen on \(url)") }
+            usleep(50_000)
+        }
+        let fromFile = try CLI.run(["stream"] + CLI.tinyDetector() + [video.path, "--quiet"])
+        XCTAssertEqual(fromFile.status, 0, fromFile.stderr)
+        let fromNetwork = try CLI.run(["stream"] + CLI.tinyDetector() + [url, "--timeout", "20", "--no-drop"])
+        XCTAssertEqual(fromNetwork.status, 0, fromNetwork.stderr)
+        let expected = try CLI.objects(fromFile.stdout)
+        let lines = try CLI.objects(fromNetwork.stdout)
+        XCTAssertEqual(lines.count, 12, fromNetwork.stderr)
+        XCTAssertEqual(try lines.map(summary), try expected.map(summary))
+        XCTAssertTrue(expected.contains { (try? summary($0).isEmpty) == false }, "something was found")
+    }
+
+    /// Whether a TCP connection to 127.0.0.1:`port` is accepted.
+    static func accepts(_ port: UInt16) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = port.bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
 }
