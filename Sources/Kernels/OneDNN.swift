@@ -92,8 +92,9 @@ package enum OneDNN {
     package static var library: Library? { try? loaded.get() }
 
     /// Why int8 cannot run: the sentence for an error message.
-    package struct Unavailable: Error, Sendable, Equatable {
+    package struct Unavailable: Error, Sendable, Equatable, CustomStringConvertible {
         package var reason: String
+        package var description: String { reason }
     }
 
     /// Files tried in turn (Linux sonames of 2.x and 3.x, then macOS's).

@@ -6,10 +6,7 @@ import XCTest
 /// the naive integer product: exact, on odd shapes, any cut and worker count.
 final class Int8GEMMTests: XCTestCase {
     static func library(file: StaticString = #filePath, line: UInt = #line) throws -> OneDNN.Library {
-        switch OneDNN.loaded {
-        case .success(let library): return library
-        case .failure(let unavailable): throw TestTools.missingOneDNN(unavailable.reason, file: file, line: line)
-        }
+        try TestTools.requireOneDNN(OneDNN.loaded, file: file, line: line)
     }
 
     /// Values that saturate a `vpmaddubsw` pair sum where it could (weights at ±127, activations

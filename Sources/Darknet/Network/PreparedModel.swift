@@ -15,6 +15,7 @@ public struct PreparedModel: Sendable {
     /// counts). Throws when a layer that needs parameters has none of the right type.
     public init(model: ModelDescription, weights: consuming ModelWeights, options: ExecutionOptions = .init(),
                 batch: Int = 1) throws {
+        try options.precision.check(model, weightsFile: "<values>", weightsSHA256: { nil })
         var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
         var layers = weights.layers
         for layer in model.layers {
@@ -29,6 +30,7 @@ public struct PreparedModel: Sendable {
     public init(model: ModelDescription, weightsFile path: String, options: ExecutionOptions = .init(),
                 batch: Int = 1) throws {
         let file = try MappedFile(path: path)
+        try options.precision.check(model, weightsFile: path, weightsSHA256: file.sha256)
         var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
         try builder.read(file.bytes, file: path, consumed: file.release(upTo:))
         self = try builder.build()
@@ -37,6 +39,7 @@ public struct PreparedModel: Sendable {
     /// The same from the bytes of a weights file in memory; `file` names it in errors.
     public init(model: ModelDescription, weightsBytes bytes: UnsafeRawBufferPointer, file: String = "<weights>",
                 options: ExecutionOptions = .init(), batch: Int = 1) throws {
+        try options.precision.check(model, weightsFile: file, weightsSHA256: { SHA256.hex(bytes) })
         var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
         try builder.read(bytes, file: file, consumed: { _ in })
         self = try builder.build()
