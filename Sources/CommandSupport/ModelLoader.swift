@@ -11,7 +11,8 @@ package struct ModelLoader {
     /// The weights file; nil for a command that reads the cfg only or makes synthetic weights.
     package let weights: String?
     package let options: ModelOptions
-    /// `options`' workers, capped once, here, by `ThreadLimit` (which warns), and convolution methods.
+    /// `options`' workers, capped once, here, by `ThreadLimit` (which warns), and convolution
+    /// methods; f32 (`executionOptions()` adds the calibration of `--precision int8`).
     package let execution: ExecutionOptions
 
     package init(cfg: String, weights: String?, options: ModelOptions) {
@@ -29,25 +30,43 @@ package struct ModelLoader {
         return model
     }
 
-    /// `model` with its parameters from `weights`, prepared with `execution` for `batch` images.
-    /// A loader made without a weights file has none to prepare: calling this is a programming error.
+    /// `execution` with the precision `options` asks for: int8 on the calibration file read
+    /// here (`Calibration(contentsOf:)`: its errors name the file and field), else f32.
+    package func executionOptions() throws -> ExecutionOptions {
+        guard let calibration = options.calibration else { return execution }
+        var int8 = execution
+        int8.precision = .int8(try Calibration(contentsOf: calibration))
+        return int8
+    }
+
+    /// `model` with its parameters from `weights`, prepared with `executionOptions()` for `batch`
+    /// images. A loader made without a weights file has none to prepare: calling this is a
+    /// programming error.
     package func prepared(_ model: ModelDescription, batch: Int = 1) throws -> PreparedModel {
         guard let weights else { preconditionFailure("ModelLoader.prepared needs a weights file") }
-        return try ModelFiles.prepared(weights, for: model, options: execution, batch: batch)
+        return try ModelFiles.prepared(weights, for: model, options: executionOptions(), batch: batch)
     }
 
     /// A detector for `detect` and `stream`: a cfg without a `[yolo]` or `[region]` layer is
     /// refused before its weights are read. `selection` gives the thresholds, NMS and input
     /// mapping; the input size and execution are the loader's.
     package func detector(_ selection: DetectorOptions) throws -> Detector {
-        let model = try model()
-        if !ModelFiles.isDetector(model) { throw ModelFiles.Error.notADetector(RawPath(argument: cfg).display) }
-        try ModelFiles.checkChannels(model, cfg: cfg)
+        let model = try detectorModel()
         var detection = selection
         detection.width = options.size
         detection.height = options.size
-        detection.execution = execution
-        return try Detector(prepared(model), options: detection)
+        let prepared = try prepared(model)
+        detection.execution = prepared.options
+        return try Detector(prepared, options: detection)
+    }
+
+    /// The cfg of a detector (`detect`, `stream`, `calibrate`): one without a `[yolo]` or
+    /// `[region]` layer, or whose images the engine cannot read, is refused.
+    package func detectorModel() throws -> ModelDescription {
+        let model = try model()
+        if !ModelFiles.isDetector(model) { throw ModelFiles.Error.notADetector(RawPath(argument: cfg).display) }
+        try ModelFiles.checkChannels(model, cfg: cfg)
+        return model
     }
 
     /// A classifier for `classify`: a detector's cfg is refused before its weights are read;

@@ -86,9 +86,9 @@ struct Benchmark: ParsableCommand {
         let batch = batch.batch
         let loader = ModelLoader(cfg: cfg, weights: weights,
                                  options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
-                                                       convolutionAlgorithm: engine.convolutionAlgorithm))
-        let options = loader.execution
+                                                       convolutionAlgorithm: engine.convolutionAlgorithm, calibration: engine.calibration))
         let model = try loader.model()
+        let options = try loader.executionOptions()
         // Read as `detect` reads: each convolution prepared for its method as it is read.
         let prepared: PreparedModel
         let weightsSource: String

@@ -107,7 +107,7 @@ struct Detect: ParsableCommand {
         do {
             let loader = ModelLoader(cfg: files.cfg, weights: files.weights,
                                      options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
-                                                           convolutionAlgorithm: engine.convolutionAlgorithm))
+                                                           convolutionAlgorithm: engine.convolutionAlgorithm, calibration: engine.calibration))
             let detector = try loader.detector(detection.detectorOptions)
             let classNames = try loader.classNames(detection.names, classes: detector.classCount)
             let filter = try detection.filter(names: classNames)
