@@ -23,6 +23,14 @@ package struct ModelLoader {
                                      convolutionAlgorithm: options.convolutionAlgorithm)
     }
 
+    /// The loader of a command that takes the model files, `--size`, `--strict`, `--threads`,
+    /// `--conv-algorithm` and `--precision` (`detect`, `map`, `valid`).
+    package init(_ files: ModelArguments, size: Int?, strict: Bool, engine: EngineOptions) {
+        self.init(cfg: files.cfg, weights: files.weights,
+                  options: ModelOptions(size: size, strict: strict, threads: engine.threads,
+                                        convolutionAlgorithm: engine.convolutionAlgorithm, calibration: engine.calibration))
+    }
+
     /// The parsed cfg with its warnings reported; `weights` is read only to name swapped files.
     package func model() throws -> ModelDescription {
         let model = try ModelFiles.model(cfg: cfg, weights: weights, width: options.size, height: options.size)
@@ -47,21 +55,22 @@ package struct ModelLoader {
         return try ModelFiles.prepared(weights, for: model, options: executionOptions(), batch: batch)
     }
 
-    /// A detector for `detect` and `stream`: a cfg without a `[yolo]` or `[region]` layer is
-    /// refused before its weights are read. `selection` gives the thresholds, NMS and input
-    /// mapping; the input size and execution are the loader's.
-    package func detector(_ selection: DetectorOptions) throws -> Detector {
+    /// A detector for `detect`, `stream`, `map` and `valid`: a cfg without a `[yolo]` or
+    /// `[region]` layer is refused before its weights are read. `selection` gives the
+    /// thresholds (without one, the cfg's darknet's default: `ModelDescription.defaultThreshold`),
+    /// NMS and input mapping; the input size and execution (with the precision) are the loader's.
+    package func detector(_ selection: DetectorSelection) throws -> Detector {
         let model = try detectorModel()
-        var detection = selection
+        var detection = selection.resolved(for: model)
         detection.width = options.size
         detection.height = options.size
-        let prepared = try prepared(model)
-        detection.execution = prepared.options
-        return try Detector(prepared, options: detection)
+        let ready = try prepared(model)
+        detection.execution = ready.options
+        return try ModelFiles.namingMemory(of: model, cfg: cfg) { try Detector(ready, options: detection) }
     }
 
-    /// The cfg of a detector (`detect`, `stream`, `calibrate`): one without a `[yolo]` or
-    /// `[region]` layer, or whose images the engine cannot read, is refused.
+    /// The cfg of a detector (`detect`, `stream`, `map`, `valid`, `calibrate`): one without a
+    /// `[yolo]` or `[region]` layer, or whose images the engine cannot read, is refused.
     package func detectorModel() throws -> ModelDescription {
         let model = try model()
         if !ModelFiles.isDetector(model) { throw ModelFiles.Error.notADetector(RawPath(argument: cfg).display) }
@@ -70,18 +79,29 @@ package struct ModelLoader {
     }
 
     /// A classifier for `classify`: a detector's cfg is refused before its weights are read;
-    /// `labels` (one name a line) is read as `readClassNames` reads names.
-    package func classifier(labels: String?) throws -> Classifier {
+    /// `labels` (one name a line) is read as `readClassNames` reads names. Without `labels`, a
+    /// `.data` file's `names=`, else its `labels=`, as AlexeyAB's `classifier predict` reads
+    /// it (classifier.c); its `classes=` must be the network's outputs (his error too).
+    package func classifier(labels: String?, data: DataFile? = nil) throws -> Classifier {
         let model = try model()
         if ModelFiles.isDetector(model) { throw ModelFiles.Error.notAClassifier(RawPath(argument: cfg).display) }
         try ModelFiles.checkChannels(model, cfg: cfg)
-        let names = try labels.map { try readClassNames($0, classes: model.layers.last?.output.count ?? 0) }
-        return try Classifier(prepared(model), labels: names)
+        let outputs = model.layers.last?.output.count ?? 0
+        if let data, let declared = data.classes, declared != outputs, let entry = data.entry("classes") {
+            throw ClassNamesError.classesKey(data.location(entry), value: declared, classes: outputs)
+        }
+        let file = try labels ?? data.map { data throws in
+            try data.existingPath(data.entry("names") == nil && data.entry("labels") != nil ? "labels" : "names", for: "the class labels")
+        }
+        let names = try file.map { try readClassNames($0, classes: outputs) }
+        let ready = try prepared(model)
+        return try ModelFiles.namingMemory(of: model, cfg: cfg) { try Classifier(ready, labels: names) }
     }
 
-    /// A detector's `classes` names: the file `names`, else coco.names beside the weights or
-    /// the cfg (`loadClassNames`).
-    package func classNames(_ names: String?, classes: Int) throws -> [String] {
-        try loadClassNames(names, beside: [weights, cfg].compactMap { $0 }, classes: classes)
+    /// A detector's `classes` names: the file `names`, else the `.data` file's `names=`, else
+    /// coco.names beside the weights or the cfg (`loadClassNames`, which checks `data`'s
+    /// `classes=` and the names' count under `rule`).
+    package func classNames(_ names: String?, data: DataFile? = nil, classes: Int, rule: NamesCountRule = .warn) throws -> [String] {
+        try loadClassNames(names, data: data, beside: [weights, cfg].compactMap { $0 }, classes: classes, rule: rule)
     }
 }

@@ -34,8 +34,11 @@ extension Image {
         }
         let (strided, overflow) = bytesPerRow.multipliedReportingOverflow(by: height - 1)
         guard !overflow, strided <= pixels.count - rowBytes else {
+            // The need itself may not fit an Int (bytesPerRow near Int.max): said in words then.
+            let (needed, over) = strided.addingReportingOverflow(rowBytes)
+            let need = overflow || over ? "more than \(Int.max)" : String(needed)
             throw ImageError.invalidPixelBuffer(
-                name: name, reason: "\(pixels.count) bytes, but \(height) rows \(bytesPerRow) bytes apart need \(strided + rowBytes)")
+                name: name, reason: "\(pixels.count) bytes, but \(height) rows \(bytesPerRow) bytes apart need \(need)")
         }
         let plane = width * height
         let step = layout.bytesPerPixel

@@ -56,21 +56,29 @@ extension Image {
     }
 }
 
-/// Writes `bytes` to a temporary file next to `path`, then renames it onto `path`.
+/// Writes `bytes` to a temporary file next to `path`, then renames it onto `path`. The
+/// temporary is created with `O_EXCL | O_NOFOLLOW` under a random name (a file or link planted
+/// under that name is never opened) and removed on failure; errors carry the system's reason in
+/// the project's words (`openFailure`), never Foundation's sentence.
 func writeAtomically(_ bytes: [UInt8], to path: String) throws {
     let url = URL(fileURLWithPath: path)
-    let folder = url.deletingLastPathComponent()
-    let temp = folder.appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))")
-    do {
-        try Data(bytes).write(to: temp)
-    } catch {
-        // A write that failed part-way (a full disk) leaves a partial temporary behind.
-        try? FileManager.default.removeItem(at: temp)
-        throw ImageError.writeFailed(path: path, reason: "cannot write \(temp.path): \(error.localizedDescription)")
+    let temp = url.deletingLastPathComponent()
+        .appendingPathComponent(".\(url.lastPathComponent).tmp-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))").path
+    let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+        throw ImageError.writeFailed(path: path, reason: "cannot create \(temp): \(openFailure(errno))")
     }
-    if rename(temp.path, path) != 0 {
-        let reason = String(cString: strerror(errno))
-        try? FileManager.default.removeItem(at: temp)
-        throw ImageError.writeFailed(path: path, reason: "cannot rename temporary file into place: \(reason)")
+    var offset = 0, code: Int32 = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0 && errno == EINTR { continue }
+        if written <= 0 { code = written < 0 ? errno : ENOSPC; break }
+        offset += written
     }
+    if close(fd) != 0 && code == 0 { code = errno }
+    if code == 0 && rename(temp, path) == 0 { return }
+    let reason = openFailure(code != 0 ? code : errno)
+    unlink(temp)
+    throw ImageError.writeFailed(path: path, reason: code != 0 ? "cannot write \(temp): \(reason)"
+                                 : "cannot rename temporary file into place: \(reason)")
 }

@@ -5,7 +5,11 @@ import CJPEG
 /// uses, so the pixels equal darknet's `load_image_color` (checked against the oracle).
 /// CMYK/YCCK files are decoded to CMYK and converted as OpenCV's `icvCvt_CMYK2BGR_8u_C4C3R`.
 /// Unlike OpenCV (which only prints libjpeg warnings), any libjpeg warning — e.g.
-/// "Premature end of JPEG file" for a truncated file — is reported as `corruptJPEG`.
+/// "Premature end of JPEG file" for a truncated file — is reported as `corruptJPEG`: most
+/// warnings mean pixels libjpeg invented (a truncated photo's rest is grey), and detections
+/// on them would be a silently wrong answer. Even the harmless "N extraneous bytes before
+/// marker" is refused, because TurboJPEG reports only the first warning of a decode: taking
+/// that one would also take a file whose later data is cut short.
 ///
 /// `grey`: a YCbCr or grey JPEG is decoded to TJPF_GRAY, which is its Y plane (libjpeg
 /// outputs the luma component as it is, as stb_image does for 1 or 2 requested components);

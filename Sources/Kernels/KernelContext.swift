@@ -9,8 +9,12 @@ package struct KernelContext: Sendable {
     package var packed: PackedGEMM.Kernel?
     package var blocking: Blocking
 
+    /// Most workers one call can use (the worker pool's limit); `init` clamps to it, so no
+    /// count given reaches the pool's precondition.
+    package static let maximumThreads = WorkerPool.maximumWorkers
+
     package init(threads: Int, packed: PackedGEMM.Kernel? = PackedGEMM.kernel, blocking: Blocking = Blocking()) {
-        self.threads = max(1, threads)
+        self.threads = min(max(1, threads), Self.maximumThreads)
         self.packed = packed
         self.blocking = blocking
     }

@@ -40,7 +40,8 @@ struct DarknetSwift: ParsableCommand {
         commandName: "darknet-swift",
         abstract: "Run Darknet YOLO models (.cfg + .weights) on the CPU.",
         version: version,
-        subcommands: [Detect.self, Stream.self, Classify.self, Summary.self, Benchmark.self, Calibrate.self, SynthWeights.self]
+        subcommands: [Detect.self, Stream.self, Classify.self, Map.self, Valid.self, DarknetDetector.self, Summary.self, Benchmark.self,
+                      Calibrate.self, SynthWeights.self]
     )
 
     /// As ArgumentParser's, except that usage errors exit with status 2 (the rule of every
@@ -87,44 +88,5 @@ struct DarknetSwift: ParsableCommand {
         case .failure(.unavailable(let reason)): "unavailable: \(reason)"
         case .failure(let error): "unavailable: \(error)"
         }
-    }
-}
-
-/// darknet's options are one dash and words (`-thresh 0.3`, `-dont_show`); ArgumentParser reads
-/// `-thresh` as the short flags -t -h -r… and `-h` printed the help and exited 0 without
-/// detecting. Such an argument is refused before parsing, with the option meant.
-enum DarknetSpelling {
-    /// darknet flags with no single equivalent, and what to do instead.
-    static let advice: [String: String] = [
-        "dont_show": "drop it: darknet-swift never opens a window",
-        "ext_output": "drop it: the text output always has each box",
-        "out": "use --format json (one object per image on stdout)",
-        "letter_box": "did you mean --letterbox?",
-        "i": "drop it: darknet-swift runs on the CPU",
-    ]
-
-    /// The one-line error for the first single-dash word option in `arguments`, nil when none.
-    static func hint(for arguments: [String]) -> String? {
-        for argument in arguments {
-            if argument == "--" { return nil }
-            guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2,
-                  let first = argument.dropFirst().first, first.isLetter else { continue }
-            let word = String(argument.dropFirst())
-            let long = "--" + word.replacingOccurrences(of: "_", with: "-")
-            let suggestion = advice[word] ?? (knownOptions(arguments).contains(long) ? "did you mean \(long)?"
-                : "darknet-swift's options take two dashes (see --help)")
-            return "unknown option '\(argument)' (darknet's spelling): \(suggestion)"
-        }
-        return nil
-    }
-
-    /// The long options of the subcommand named in `arguments` (the root's without one), from its help.
-    static func knownOptions(_ arguments: [String]) -> Set<String> {
-        let command = DarknetSwift.configuration.subcommands.first { type in
-            arguments.contains(type.configuration.commandName ?? type._commandName)
-        }
-        let help = (command ?? DarknetSwift.self).helpMessage(columns: 1000)
-        return Set(help.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "," })
-            .filter { $0.hasPrefix("--") }.map { String($0.prefix { $0 != "=" }) })
     }
 }

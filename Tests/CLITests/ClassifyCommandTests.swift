@@ -22,11 +22,16 @@ final class ClassifyCommandTests: XCTestCase {
         XCTAssertEqual(result.stdout, "\(dog):\n66.52%: cat\n24.47%: dog\n")
     }
 
+    /// `--format json` is one document, an array of the objects `jsonl` prints a line each.
     func testJSONWithoutLabelsUsesClassNumbers() throws {
         let (cfg, weights, _) = try model()
         let result = try CLI.run(["classify", cfg, weights, try TestData.path("data/dog.jpg"), "--format", "json"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let array = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(array.count, 1)
+        let lines = try CLI.run(["classify", cfg, weights, try TestData.path("data/dog.jpg"), "--format", "jsonl"])
+        XCTAssertEqual(result.stdout, "[\n" + lines.stdout.dropLast() + "\n]\n")
+        let object = array[0]
         XCTAssertEqual(object["width"] as? Int, 768)
         let classes = try XCTUnwrap(object["classes"] as? [[String: Any]])
         XCTAssertEqual(classes.map { $0["label"] as? String }, ["0", "1", "2"])
@@ -68,7 +73,7 @@ final class ClassifyCommandTests: XCTestCase {
     /// that is not a positive number is a usage error whose first line names it.
     func testThreadsScoreAlikeAndAreChecked() throws {
         let (cfg, weights) = try convolutionalModel()
-        let arguments = ["classify", cfg, weights, try TestData.path("data/dog.jpg"), "--top", "10", "--format", "json"]
+        let arguments = ["classify", cfg, weights, try TestData.path("data/dog.jpg"), "--top", "10", "--format", "jsonl"]
         let one = try CLI.run(arguments + ["--threads", "1"])
         let two = try CLI.run(arguments + ["--threads", "2"])
         XCTAssertEqual(one.status, 0, one.stderr)

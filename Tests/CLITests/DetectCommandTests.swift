@@ -19,7 +19,7 @@ final class DetectCommandTests: XCTestCase {
     }
 
     func testJSONOutput() throws {
-        let result = try CLI.run(["detect"] + tinyArguments() + [try TestData.path("data/dog.jpg"), "--format", "json"])
+        let result = try CLI.run(["detect"] + tinyArguments() + [try TestData.path("data/dog.jpg"), "--format", "jsonl"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(object["width"] as? Int, 768)
@@ -103,7 +103,7 @@ final class DetectCommandTests: XCTestCase {
     }
 
     func testSizeOverrideRuns() throws {
-        let result = try CLI.run(["detect"] + tinyArguments() + [try TestData.path("data/dog.jpg"), "--size", "320", "--format", "json"])
+        let result = try CLI.run(["detect"] + tinyArguments() + [try TestData.path("data/dog.jpg"), "--size", "320", "--format", "jsonl"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
         XCTAssertEqual(object["width"] as? Int, 768)

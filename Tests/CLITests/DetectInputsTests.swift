@@ -75,9 +75,10 @@ final class DetectInputsTests: XCTestCase {
         XCTAssertFalse(result.stderr.contains("aaaaaaaaaa"), "the long line is not echoed")
     }
 
-    /// An image whose annotated file exists (no --force) fails, and its record is not in the
-    /// output: a rerun with `>>` would otherwise hold it twice.
-    func testImageWhoseAnnotationFailsHasNoRecord() throws {
+    /// An image whose annotated file exists (no --force) fails, naming --force and
+    /// --skip-existing (the resume that keeps a `>>` output free of repeats), and its record
+    /// is written all the same: its detections were computed (issue #51).
+    func testImageWhoseAnnotationFailsKeepsItsRecord() throws {
         let folder = try CLI.temporaryFolder(self)
         let out = folder.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
@@ -85,8 +86,8 @@ final class DetectInputsTests: XCTestCase {
         let dog = try TestData.path("data/dog.jpg"), eagle = try TestData.path("data/eagle.jpg")
         let result = try CLI.run(["detect"] + tinyArguments() + [dog, eagle, "--output-dir", out.path, "--format", "jsonl", "--quiet"])
         XCTAssertEqual(result.status, 1, result.stderr)
-        XCTAssertEqual(try CLI.objects(result.stdout).compactMap { $0["path"] as? String }, [eagle])
-        XCTAssertTrue(result.stderr.contains("dog.jpg"), result.stderr)
+        XCTAssertEqual(try CLI.objects(result.stdout).compactMap { $0["path"] as? String }, [dog, eagle])
+        XCTAssertTrue(result.stderr.contains("dog.jpg already exists (use --force to overwrite it, or --skip-existing"), result.stderr)
         XCTAssertEqual(try Data(contentsOf: out.appendingPathComponent("dog.jpg")), Data("mine".utf8), "not overwritten")
         XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("eagle.jpg").path))
     }

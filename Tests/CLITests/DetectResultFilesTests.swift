@@ -43,7 +43,7 @@ final class DetectResultFilesTests: XCTestCase {
         try "0 0.5 0.5 0.1 0.1\n".write(to: labels.appendingPathComponent("dog.txt"), atomically: true, encoding: .utf8)
         let again = try CLI.run(["detect"] + model() + [dog, "--save-labels", labels.path, "--quiet"])
         XCTAssertEqual(again.status, 1)
-        XCTAssertEqual(again.stdout, "", "an image whose files cannot be written has no record")
+        XCTAssertTrue(again.stdout.hasPrefix("\(dog): Predicted in "), "the detections computed are written all the same: \(again.stdout)")
         XCTAssertTrue(again.stderr.contains("dog.txt already exists (use --force to overwrite it)"), again.stderr)
         XCTAssertEqual(try String(contentsOf: labels.appendingPathComponent("dog.txt"), encoding: .utf8), "0 0.5 0.5 0.1 0.1\n")
         let forced = try CLI.run(["detect"] + model() + [dog, "--save-labels", labels.path, "--quiet", "--force"])

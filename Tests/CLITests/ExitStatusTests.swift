@@ -12,7 +12,7 @@ final class ExitStatusTests: XCTestCase {
             (["-thresh", "0.3"], "did you mean --thresh?"),
             (["-dont_show"], "-dont_show"),
             (["-ext_output"], "-ext_output"),
-            (["-out", "result.json"], "--format json"),
+            (["-out", "result.json"], "use --darknet-json OUT"),
             (["-letter_box"], "did you mean --letterbox?"),
         ]
         for (extra, hint) in cases {

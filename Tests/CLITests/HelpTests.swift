@@ -23,6 +23,9 @@ final class HelpTests: XCTestCase {
     func testDetectHelp() throws { try check(["detect", "--help"], snapshot: "help-detect.txt") }
     func testStreamHelp() throws { try check(["stream", "--help"], snapshot: "help-stream.txt") }
     func testClassifyHelp() throws { try check(["classify", "--help"], snapshot: "help-classify.txt") }
+    func testMapHelp() throws { try check(["map", "--help"], snapshot: "help-map.txt") }
+    func testValidHelp() throws { try check(["valid", "--help"], snapshot: "help-valid.txt") }
+    func testDetectorHelp() throws { try check(["detector", "--help"], snapshot: "help-detector.txt") }
     func testSummaryHelp() throws { try check(["summary", "--help"], snapshot: "help-summary.txt") }
     func testBenchmarkHelp() throws { try check(["benchmark", "--help"], snapshot: "help-benchmark.txt") }
     func testSynthWeightsHelp() throws { try check(["synth-weights", "--help"], snapshot: "help-synth-weights.txt") }

@@ -44,9 +44,10 @@ final class OutputPathTests: XCTestCase {
         XCTAssertNotEqual(kept.count, 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("eagle.jpg").path))
 
+        // --force goes with --skip-existing (issue #53 item 7): done images are still skipped.
         let both = try CLI.run(["detect"] + CLI.tinyDetector() + [photos.path, "--output-dir", out.path, "--skip-existing", "--force"])
-        XCTAssertEqual(both.status, 2)
-        XCTAssertTrue(both.stderr.contains("--skip-existing"), both.stderr)
+        XCTAssertEqual(both.status, 0, both.stderr)
+        XCTAssertTrue(both.stderr.contains("3 images: 0 done, 0 failed, 3 skipped (output exists)"), both.stderr)
         let alone = try CLI.run(["detect"] + CLI.tinyDetector() + [photos.path, "--skip-existing"])
         XCTAssertEqual(alone.status, 2)
         XCTAssertTrue(alone.stderr.contains("--skip-existing"), alone.stderr)

@@ -11,6 +11,24 @@ final class TemporaryFileTests: XCTestCase {
         CLI.rawNames(in: folder.path).map { String(decoding: $0, as: UTF8.self) }.filter { $0.contains(".tmp-") }
     }
 
+    /// Runs `process` and sends it `signal` the moment a temporary file appears in `folder`;
+    /// returns whether one appeared, once the process has ended (300 s: a hang guard).
+    func signalOnFirstTemporary(_ process: Process, in folder: URL, _ signal: Int32) throws -> Bool {
+        try process.run()
+        var seen = false
+        let deadline = Date().addingTimeInterval(300)
+        while process.isRunning && Date() < deadline {
+            if !leftovers(folder).isEmpty {
+                kill(process.processIdentifier, signal)
+                seen = true
+                break
+            }
+            usleep(200)
+        }
+        process.waitUntilExit()
+        return seen
+    }
+
     /// `ulimit -f` makes every write past 64 blocks fail (EFBIG, SIGXFSZ ignored): a disk that
     /// fills up. The annotated PNGs (about 700 KB) cannot be written; nothing is left behind.
     func testFailedWritesLeaveNoTemporary() throws {
@@ -51,23 +69,33 @@ final class TemporaryFileTests: XCTestCase {
             process.arguments = try ["detect"] + CLI.tinyDetector() + noise + ["--output", out.path + "/", "--force", "--quiet"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
-            var seen = false
-            let deadline = Date().addingTimeInterval(300)
-            while process.isRunning && Date() < deadline {
-                if !leftovers(out).isEmpty {
-                    kill(process.processIdentifier, signal)
-                    seen = true
-                    break
-                }
-                usleep(200)
-            }
-            process.waitUntilExit()
-            XCTAssertTrue(seen, "a temporary file was seen")
+            XCTAssertTrue(try signalOnFirstTemporary(process, in: out, signal), "a temporary file was seen")
             XCTAssertEqual(process.terminationReason, .uncaughtSignal)
             XCTAssertEqual(process.terminationStatus, signal)
             XCTAssertEqual(leftovers(out), [], "signal \(signal)")
         }
+    }
+
+    /// Issue #53 item 12: `stream --annotate-to` writes its frames through the same primitive,
+    /// so SIGINT sent the moment a frame's temporary appears leaves none behind.
+    func testStreamFramesLeaveNoTemporaryOnSignal() throws {
+        let folder = try CLI.temporaryFolder(self)
+        var generator = SplitMix64(state: 5)
+        let noise = Image(width: 2400, height: 1800, channels: 3,
+                          data: (0..<3 * 2400 * 1800).map { _ in Float(generator.next() % 256) / 255 })
+        let frame = try noise.jpegData(quality: 95)
+        let frames = folder.appendingPathComponent("frames.mjpeg")
+        try Data([UInt8]((0..<4).flatMap { _ in frame })).write(to: frames)
+        let out = folder.appendingPathComponent("out")
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = try ["stream"] + CLI.tinyDetector() + ["--size", "96", "--annotate-to", out.path, "--quiet"]
+        process.standardInput = try FileHandle(forReadingFrom: frames)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        XCTAssertTrue(try signalOnFirstTemporary(process, in: out, SIGINT), "a temporary file was seen")
+        XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+        XCTAssertEqual(leftovers(out), [])
     }
 }
 

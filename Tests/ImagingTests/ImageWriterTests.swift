@@ -41,7 +41,8 @@ final class ImageWriterTests: XCTestCase {
     func testMissingFolderIsWriteFailure() {
         let path = dir.appendingPathComponent("no/such/folder/x.jpg").path
         XCTAssertThrowsError(try Image(width: 2, height: 2, channels: 3, fill: 0).write(to: path)) { error in
-            guard case ImageError.writeFailed(path, _) = error else { return XCTFail("\(error)") }
+            guard case ImageError.writeFailed(path, let reason) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(reason.hasSuffix(": no such file"), "the project's words, not Foundation's: \(reason)")
         }
     }
 

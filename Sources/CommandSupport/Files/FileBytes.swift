@@ -12,7 +12,7 @@ package enum FileBytes {
     /// until it ends, failing past `limit` bytes. `check` sees the first bytes read (at least
     /// 8 unless the file is shorter) and may throw to stop early: a stream that is not what was
     /// asked for, such as `/dev/zero`, or a weights file given as the cfg.
-    static func read(_ path: RawPath, limit: Int = streamLimit, check: (([UInt8]) throws -> Void)? = nil) throws -> [UInt8] {
+    package static func read(_ path: RawPath, limit: Int = streamLimit, check: (([UInt8]) throws -> Void)? = nil) throws -> [UInt8] {
         let fd: Int32 = path.isStandardInput ? dup(STDIN_FILENO) : path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw failure(path, errno) }
         defer { close(fd) }

@@ -7,22 +7,22 @@ import Foundation
 /// kind for the command (a detector given to `classify`, a classifier to `detect`).
 package enum ModelFiles {
     enum Error: Swift.Error, CustomStringConvertible {
-        case swapped(cfg: String, weights: String)
-        case weightsGivenAsCfg(String)
         case notADetector(String)
         case notAClassifier(String)
         case unsupportedChannels(String, Int)
+        /// `NetworkError.tooMuchMemory` with what the user can change: the cfg and its input size.
+        case tooMuchMemory(cfg: String, width: Int, height: Int, batch: Int, NetworkError)
 
         var description: String {
             switch self {
-            case .swapped(let cfg, let weights):
-                return "cfg and weights seem swapped: \(cfg) is a weights file and \(weights) a cfg"
-            case .weightsGivenAsCfg(let path): return "\(path): this is a Darknet weights file, not a cfg"
             case .notADetector(let path): return "\(path): no [yolo] or [region] layer: not a detector (use classify)"
             case .notAClassifier(let path):
                 return "\(path): has a [yolo] or [region] layer: a detector, not a classifier (use detect)"
             case .unsupportedChannels(let path, let channels):
                 return "\(path): [net] channels=\(channels): images are read as 1, 2, 3 or 4 channels (as darknet's stb_image reads them)"
+            case .tooMuchMemory(let cfg, let width, let height, let batch, let error):
+                return "\(cfg) at \(width)x\(height)" + (batch > 1 ? ", batch \(batch)" : "")
+                    + ": \(error) (a smaller --size" + (batch > 1 ? " or --batch" : "") + " needs less)"
             }
         }
     }
@@ -31,13 +31,14 @@ package enum ModelFiles {
     package static func model(cfg: String, weights: String?, width: Int?, height: Int?) throws -> ModelDescription {
         let path = RawPath(argument: cfg)
         let limit = ModelLimits().maximumCfgBytes
-        /// A weights file given as the cfg (or cfg and weights swapped) is named as such.
+        /// A weights file given as the cfg (or cfg and weights swapped) is named as such
+        /// (`ModelFileKind`'s rules, which `Detector(cfg:weights:)` applies too).
         func checkNotWeights(_ first: [UInt8]) throws {
-            guard looksLikeWeights(first) else { return }
-            if let weights, looksLikeCfg(try? head(of: RawPath(argument: weights))) {
-                throw Error.swapped(cfg: path.display, weights: RawPath(argument: weights).display)
+            guard ModelFileKind.looksLikeWeights(first) else { return }
+            if let weights, ModelFileKind.looksLikeCfg(try? head(of: RawPath(argument: weights))) {
+                throw ModelFileError.swapped(cfg: path.display, weights: RawPath(argument: weights).display)
             }
-            throw Error.weightsGivenAsCfg(path.display)
+            throw ModelFileError.weightsGivenAsCfg(path.display)
         }
         // A regular file's size is known before reading it: a huge one is refused unread.
         if let info = path.status(), info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) > limit {
@@ -54,19 +55,42 @@ package enum ModelFiles {
     }
 
     /// `model` with its parameters from `weights`, prepared under `options` for `batch` images:
-    /// mapped when it is a regular file with a UTF-8 name (the engine's reader), else read whole
-    /// (a pipe, a FIFO, a Latin-1 name).
+    /// a regular file is mapped (the engine's reader; a name that is not UTF-8 is opened by its
+    /// bytes, then mapped), so its size is checked before any of it is read; a pipe, FIFO or
+    /// device is read up to the size the cfg needs (header and parameters) and refused past it
+    /// (`/dev/zero` stops there instead of filling memory).
     static func prepared(_ weights: String, for model: ModelDescription, options: ExecutionOptions,
                          batch: Int = 1) throws -> PreparedModel {
         let path = RawPath(argument: weights)
         guard let info = path.status() else { throw FileBytes.failure(path, errno) }
         if info.st_mode & S_IFMT == S_IFDIR { throw FileError.isDirectory(path) }
-        if info.st_mode & S_IFMT == S_IFREG, validUTF8(path.bytes) != nil {
-            return try PreparedModel(model: model, weightsFile: weights, options: options, batch: batch)
+        if ModelFileKind.looksLikeCfg(try head(of: path)) { throw ModelFileError.cfgGivenAsWeights(path.display) }
+        if info.st_mode & S_IFMT == S_IFREG {
+            if validUTF8(path.bytes) != nil {
+                return try PreparedModel(model: model, weightsFile: weights, options: options, batch: batch)
+            }
+            let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+            guard fd >= 0 else { throw FileBytes.failure(path, errno) }
+            defer { close(fd) }
+            return try PreparedModel(model: model, weightsDescriptor: fd, file: path.display, options: options, batch: batch)
         }
-        let bytes = try FileBytes.read(path, limit: FileBytes.weightsStreamLimit)
+        // The largest header is 20 bytes; one byte more than the file can hold is enough to refuse it.
+        let needed = 20 + WeightsReader.parameterBytes(for: model)
+        let bytes = try FileBytes.read(path, limit: min(needed, FileBytes.weightsStreamLimit))
         return try bytes.withUnsafeBytes {
             try PreparedModel(model: model, weightsBytes: $0, file: path.display, options: options, batch: batch)
+        }
+    }
+
+    /// Runs `body` (which makes networks of `model`), naming the cfg and its input size in an
+    /// activation-memory error, which alone names neither.
+    package static func namingMemory<T>(of model: ModelDescription, cfg: String, batch: Int = 1, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as NetworkError {
+            guard case .tooMuchMemory = error else { throw error }
+            throw Error.tooMuchMemory(cfg: RawPath(argument: cfg).display, width: model.net.width, height: model.net.height,
+                                      batch: batch, error)
         }
     }
 
@@ -80,26 +104,6 @@ package enum ModelFiles {
 
     package static func isDetector(_ model: ModelDescription) -> Bool {
         model.layers.contains(where: \.isDetectionHead)
-    }
-
-    /// A weights file starts with its header, three little-endian int32 (major, minor,
-    /// revision: 0 2 0, 0 1 0 or 1 0 0): zero bytes no cfg holds.
-    static func looksLikeWeights(_ first: [UInt8]) -> Bool {
-        guard first.count >= 12, first.prefix(12).contains(0) else { return false }
-        let word = { (i: Int) in UInt32(first[i]) | UInt32(first[i + 1]) << 8 | UInt32(first[i + 2]) << 16 | UInt32(first[i + 3]) << 24 }
-        return word(0) < 1000 && word(4) < 1000 && word(8) < 1000
-    }
-
-    /// A cfg starts with `[` once blank lines and `#`/`;` comments are skipped.
-    static func looksLikeCfg(_ head: [UInt8]?) -> Bool {
-        guard let head else { return false }
-        let text = String(decoding: head.prefix(while: { $0 != 0 }), as: UTF8.self)
-        for line in text.split(whereSeparator: \.isNewline) {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed.hasPrefix(";") { continue }
-            return trimmed.hasPrefix("[")
-        }
-        return false
     }
 
     /// The first kilobyte of a regular file (a pipe is not read: that would consume it).

@@ -113,7 +113,7 @@ package struct RawPath: Hashable, Sendable, CustomStringConvertible {
 
 /// `bytes` as a String when they are valid UTF-8 (decoding repairs invalid bytes, so the
 /// round trip differs exactly when they are not), else nil.
-func validUTF8(_ bytes: some Collection<UInt8>) -> String? {
+package func validUTF8(_ bytes: some Collection<UInt8>) -> String? {
     let text = String(decoding: bytes, as: UTF8.self)
     return text.utf8.elementsEqual(bytes) ? text : nil
 }

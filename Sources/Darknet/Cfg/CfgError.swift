@@ -17,8 +17,8 @@ public struct CfgLocation: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         var text = "\(file):\(line)"
-        if let section { text += " [\(section)]" }
-        if let key { text += " '\(key)'" }
+        if let section { text += " [\(CfgError.excerpt(section))]" }
+        if let key { text += " '\(CfgError.excerpt(key))'" }
         return text
     }
 }
@@ -62,14 +62,14 @@ public enum CfgError: Error, Equatable, CustomStringConvertible {
         case .unreadable(let file, let reason): return "\(file): cannot read cfg: \(reason)"
         case .empty(let file): return "\(file): the cfg file is empty"
         case .tooLarge(let file, let bytes, let limit): return "\(file): cfg is \(bytes) bytes, over the \(limit)-byte limit"
-        case .malformedLine(let l, let text): return "\(l): expected '[section]' or 'key=value', found '\(text)'"
+        case .malformedLine(let l, let text): return "\(l): expected '[section]' or 'key=value', found '\(Self.excerpt(text))'"
         case .optionOutsideSection(let l): return "\(l): option before the first [section]"
-        case .unknownSection(let l, let name): return "\(l): unknown section [\(name)]"
+        case .unknownSection(let l, let name): return "\(l): unknown section [\(Self.excerpt(name))]"
         case .missingNetSection(let file): return "\(file): the first section must be [net] or [network]"
         case .noLayers(let file): return "\(file): no layers after [net]"
         case .missingKey(let l): return "\(l): required key is missing"
-        case .badNumber(let l, let value, let expected): return "\(l): '\(value)' is not \(expected)"
-        case .invalidValue(let l, let value, let expected): return "\(l): '\(value)' is invalid, expected \(expected)"
+        case .badNumber(let l, let value, let expected): return "\(l): '\(Self.excerpt(value))' is not \(expected)"
+        case .invalidValue(let l, let value, let expected): return "\(l): '\(Self.excerpt(value))' is invalid, expected \(expected)"
         case .unsupported(let l, let what): return "\(l): not supported: \(what)"
         case .layerReference(let l, let layer, let index, let available):
             return "\(l): layer \(layer) refers to layer \(index), but only layers 0...\(available - 1) come before it"
@@ -79,6 +79,27 @@ public enum CfgError: Error, Equatable, CustomStringConvertible {
         case .inputTooSmall(let l, let layer, let detail): return "\(l): layer \(layer): input too small: \(detail)"
         case .dataFile(let l, let path, let detail): return "\(l): \(path): \(detail)"
         }
+    }
+}
+
+extension CfgError {
+    /// How text from the file appears in a message: control characters (a NUL, an escape
+    /// sequence) as `\u{..}`, and at most 80 characters, the rest counted (a 3 MB line is not
+    /// echoed whole).
+    static func excerpt(_ text: String) -> String {
+        var out = ""
+        var shown = 0, total = 0
+        for scalar in text.unicodeScalars {
+            total += 1
+            guard shown < 80 else { continue }
+            shown += 1
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return total > shown ? out + "… (\(total - shown) more characters)" : out
     }
 }
 

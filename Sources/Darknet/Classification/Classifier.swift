@@ -29,8 +29,9 @@ public final class Classifier: @unchecked Sendable {
     public let prepared: PreparedModel
     /// One label per output; class numbers ("0", "1"…) when none were given.
     public let labels: [String]
-    private let lock = NSLock()
-    private var idle: [Network]
+    /// The networks lent to calls: at most `maximumIdleNetworks` kept between calls (`NetworkPool`).
+    let pool: NetworkPool
+    public static let maximumIdleNetworks = 2
 
     /// Errors specific to classification.
     public enum Error: Swift.Error, Equatable, CustomStringConvertible {
@@ -54,7 +55,7 @@ public final class Classifier: @unchecked Sendable {
         if let labels, labels.count != outputs { throw Error.labelCount(labels: labels.count, outputs: outputs) }
         self.prepared = prepared
         self.labels = labels ?? (0..<outputs).map(String.init)
-        self.idle = [try Network(prepared)]
+        self.pool = NetworkPool(prepared, capacity: Self.maximumIdleNetworks, first: try Network(prepared))
     }
 
     /// Prepares `weights` (consumed) under `options`.
@@ -64,9 +65,11 @@ public final class Classifier: @unchecked Sendable {
     }
 
     /// Loads a cfg, its weights and optionally a labels file (one name per line);
-    /// `width`/`height` override `[net]`'s input size.
+    /// `width`/`height` override `[net]`'s input size. Files given the wrong way round are a
+    /// `ModelFileError` (`ModelFileKind.check`).
     public convenience init(cfg: String, weights: String, labels: String? = nil, width: Int? = nil, height: Int? = nil,
                             options: ExecutionOptions = .init(), limits: ModelLimits = .init()) throws {
+        try ModelFileKind.check(cfg: cfg, weights: weights)
         let model = try ModelDescription(contentsOf: cfg, width: width ?? height, height: height ?? width, limits: limits)
         let names = try labels.map { try ClassNames.load(contentsOf: $0, maximumBytes: limits.maximumNamesBytes) }
         try self.init(PreparedModel(model: model, weightsFile: weights, options: options), labels: names)
@@ -130,15 +133,9 @@ public final class Classifier: @unchecked Sendable {
     }
 
     private func withNetwork<T>(_ body: (Network) throws -> T) throws -> T {
-        lock.lock()
-        let pooled = idle.popLast()
-        lock.unlock()
-        let network = try pooled ?? Network(prepared)
-        defer {
-            lock.lock()
-            idle.append(network)
-            lock.unlock()
-        }
-        return try body(network)
+        try pool.with(batch: 1, body)
     }
+
+    /// Releases the activation buffers kept between calls (calls running keep theirs).
+    public func trim() { pool.trim() }
 }

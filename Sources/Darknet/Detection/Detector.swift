@@ -12,8 +12,11 @@ import YOLO
 /// Thread-safe: one detector may be shared by many threads. The weights are loaded once
 /// and shared; each concurrent `detect` call borrows its own activation buffers (a
 /// ``Network``) from a small pool, so calls run in parallel and give the same answers as
-/// serial calls. Its options (threads, convolution methods) are its own: detectors made with
-/// different options run side by side, each as it would alone.
+/// serial calls. The pool keeps at most `options.maximumIdleNetworks` networks between calls
+/// (the largest batch is dropped first) and `trim()` drops them all: a burst of concurrent
+/// calls or one large batch does not hold its memory afterwards. Its options (threads,
+/// convolution methods) are its own: detectors made with different options run side by side,
+/// each as it would alone.
 ///
 /// Batches: `detect(in: [Image])` runs several images through one forward pass (a
 /// ``Network`` of that batch size, pooled like the others); each image gets the detections it
@@ -23,9 +26,8 @@ public final class Detector: @unchecked Sendable {
     /// every pooled network.
     public let prepared: PreparedModel
     public let options: DetectorOptions
-    private let lock = NSLock()
-    /// Idle networks by batch size.
-    private var idle: [Int: [Network]]
+    /// The networks lent to calls (`NetworkPool`'s rules).
+    let pool: NetworkPool
 
     /// The parsed cfg with every layer's shapes.
     public var model: ModelDescription { prepared.model }
@@ -34,7 +36,7 @@ public final class Detector: @unchecked Sendable {
     public init(_ prepared: PreparedModel, options: DetectorOptions = .init()) throws {
         self.prepared = prepared
         self.options = options
-        self.idle = [1: [try Network(prepared)]]
+        self.pool = NetworkPool(prepared, capacity: options.maximumIdleNetworks, first: try Network(prepared))
     }
 
     /// Prepares `weights` (consumed) under `options.execution`.
@@ -43,8 +45,11 @@ public final class Detector: @unchecked Sendable {
     }
 
     /// Loads a cfg and its weights; `options.width`/`height` override `[net]`'s input size.
+    /// The two files given the wrong way round, or one of them given as both, is a
+    /// `ModelFileError` before either is parsed.
     public convenience init(cfg: String, weights: String, options: DetectorOptions = .init(),
                             limits: ModelLimits = .init()) throws {
+        try ModelFileKind.check(cfg: cfg, weights: weights)
         let model = try ModelDescription(contentsOf: cfg, width: options.width ?? options.height,
                                          height: options.height ?? options.width, limits: limits)
         try self.init(PreparedModel(model: model, weightsFile: weights, options: options.execution), options: options)
@@ -106,8 +111,13 @@ public final class Detector: @unchecked Sendable {
 
     /// `detect(in: [Image])` from the inputs `prepare(_:)` made of the images, each with its
     /// image's size: a caller can let each photo go once prepared, so a batch holds network
-    /// inputs rather than photos. The same detections as `detect(in:)` on the photos.
+    /// inputs rather than photos. The same detections as `detect(in:)` on the photos. Throws
+    /// `DetectorError` when the counts differ or a size is below 1 × 1.
     public func detect(prepared inputs: [Image], imageSizes: [(width: Int, height: Int)]) throws -> [[Detection]] {
+        guard inputs.count == imageSizes.count else { throw DetectorError.imageSizeCount(inputs: inputs.count, sizes: imageSizes.count) }
+        if let bad = imageSizes.firstIndex(where: { $0.width < 1 || $0.height < 1 }) {
+            throw DetectorError.invalidImageSize(index: bad, width: imageSizes[bad].width, height: imageSizes[bad].height)
+        }
         guard !inputs.isEmpty else { return [] }
         let outputs = try withNetwork(batch: inputs.count) { try $0.forward(batch: inputs.map(\.data)) }
         return try zip(outputs, imageSizes).map {
@@ -147,17 +157,12 @@ public final class Detector: @unchecked Sendable {
     /// Runs `body` with a network of `batch` images no other thread is using, then returns it
     /// to the pool.
     private func withNetwork<T>(batch: Int, _ body: (Network) throws -> T) throws -> T {
-        lock.lock()
-        let pooled = idle[batch]?.popLast()
-        lock.unlock()
-        let network = try pooled ?? Network(prepared, batch: batch)
-        defer {
-            lock.lock()
-            idle[batch, default: []].append(network)
-            lock.unlock()
-        }
-        return try body(network)
+        try pool.with(batch: batch, body)
     }
+
+    /// Releases the activation buffers kept between calls (calls running keep theirs); the
+    /// next call makes a network again.
+    public func trim() { pool.trim() }
 
     /// Candidates of every head's output, in layer order (darknet's `fill_network_boxes`), each
     /// head's in its darknet's order (`DetectionHeadLayer.decode`), its boxes mapped to the

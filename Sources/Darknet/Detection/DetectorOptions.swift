@@ -29,6 +29,10 @@ public struct DetectorOptions: Sendable, Hashable {
     public var mapping: InputMapping?
     /// How the network runs: threads, convolution methods (fixed when the detector is made).
     public var execution: ExecutionOptions = .init()
+    /// Most networks (activation buffers, one per batch size in use) the detector keeps
+    /// between calls: 2, enough for one caller and one batch size to reuse theirs; more
+    /// concurrent callers make their own and drop them afterwards (`NetworkPool`).
+    public var maximumIdleNetworks = 2
 
     public init(threshold: Float = 0.5, nmsThreshold: Float = 0.45, nmsMode: NMSMode = .perClass,
                 width: Int? = nil, height: Int? = nil, mapping: InputMapping? = nil,

@@ -80,6 +80,7 @@ public struct ModelDescription: Sendable {
         for section in sections.dropFirst() {
             try appendLayer(section)
         }
+        try Self.checkTotalParameters(layers, limits: limits)
         applyBinaryOutputs()
     }
 

@@ -22,6 +22,10 @@ public struct ModelLimits: Sendable, Hashable {
     public var maximumAnchors = 4096
     /// Largest parameter count (floats) of one layer: 2^31 floats = 8 GiB.
     public var maximumLayerParameters = 1 << 31
+    /// Largest parameter count (floats) of the whole model: 2^30 floats = 4 GiB (yolov4-p6,
+    /// the largest published darknet model, has about 0.3 × 2^30). Checked after the cfg is
+    /// read, before any weights are made or read.
+    public var maximumModelParameters = 1 << 30
     /// Largest activation memory (arena and workspace) a network may allocate.
     public var maximumActivationBytes = 8 << 30
 
@@ -51,5 +55,21 @@ extension ModelDescription {
         let needed = count == Int.max ? "more than \(Int.max)" : String(count)
         throw CfgError.shapeMismatch(place, layer: layer,
                                      detail: "\(needed) weights (\(input) input), over the limit of \(limits.maximumLayerParameters) floats per layer (ModelLimits.maximumLayerParameters)")
+    }
+
+    /// Refuses a model whose layers' parameters together exceed `limits.maximumModelParameters`,
+    /// naming the layer where the running total passes it.
+    static func checkTotalParameters(_ layers: [Layer], limits: ModelLimits) throws {
+        var total = 0
+        for layer in layers {
+            guard let (count, key) = layer.kind.type.parameterCount(input: layer.input) else { continue }
+            total = total > Int.max - count ? Int.max : total + count
+            guard total > limits.maximumModelParameters else { continue }
+            var place = layer.location
+            place.key = key
+            let sum = total == Int.max ? "more than \(Int.max)" : String(total)
+            throw CfgError.shapeMismatch(place, layer: layer.index, detail: "the model's weights pass "
+                + "\(limits.maximumModelParameters) floats here (\(sum) so far; ModelLimits.maximumModelParameters)")
+        }
     }
 }

@@ -8,8 +8,12 @@ public typealias Blocking = Kernels.Blocking
 /// side in one process, each with its own.
 public struct ExecutionOptions: Sendable, Hashable {
     /// Workers for the GEMMs and the parallel loops (the calling thread is one of them); at
-    /// least 1. Defaults to what OpenBLAS would have used: one per core, or `OPENBLAS_NUM_THREADS`.
+    /// least 1. Defaults to what OpenBLAS would have used: one per core, or `OPENBLAS_NUM_THREADS`
+    /// (at most `maximumThreads`). More than `maximumThreads` makes `PreparedModel` throw
+    /// `NetworkError.tooManyThreads`.
     public var threads: Int
+    /// Most workers a network can use: 511 (the worker pool's limit).
+    public static let maximumThreads = KernelContext.maximumThreads
     /// How convolutions compute (`auto`: Winograd where it pays, im2col + GEMM elsewhere).
     public var convolutionAlgorithm: ConvolutionAlgorithm
     /// Drive OpenBLAS's own sgemm kernel with operands packed once, where this OpenBLAS has one
@@ -25,7 +29,7 @@ public struct ExecutionOptions: Sendable, Hashable {
 
     public init(threads: Int? = nil, convolutionAlgorithm: ConvolutionAlgorithm = .auto, usesPackedKernel: Bool = true,
                 blocking: Blocking = Blocking(), precision: Precision = .f32) {
-        self.threads = max(1, threads ?? GEMM.defaultThreads)
+        self.threads = max(1, threads ?? min(GEMM.defaultThreads, Self.maximumThreads))
         self.convolutionAlgorithm = convolutionAlgorithm
         self.usesPackedKernel = usesPackedKernel
         self.blocking = blocking

@@ -56,9 +56,11 @@ public final class Network {
         try self.init(PreparedModel(model: model, weights: weights, options: options, batch: batch), batch: batch)
     }
 
-    /// Loads a cfg and its weights. `width`/`height` override `[net]`'s input size.
+    /// Loads a cfg and its weights. `width`/`height` override `[net]`'s input size. Files
+    /// given the wrong way round are a `ModelFileError` (`ModelFileKind.check`).
     public convenience init(cfg: String, weights: String, width: Int? = nil, height: Int? = nil,
                             options: ExecutionOptions = .init()) throws {
+        try ModelFileKind.check(cfg: cfg, weights: weights)
         let model = try ModelDescription(contentsOf: cfg, width: width, height: height)
         try self.init(PreparedModel(model: model, weightsFile: weights, options: options))
     }

@@ -11,6 +11,8 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
     case batchCount(expected: Int, actual: Int)
     /// A batched input must hold `batch` images of `expected` (image after image, CHW each).
     case batchInputSize(batch: Int, expected: TensorShape, actualCount: Int)
+    /// `ExecutionOptions.threads` over `ExecutionOptions.maximumThreads`.
+    case tooManyThreads(Int, maximum: Int)
 
     public var description: String {
         switch self {
@@ -26,6 +28,8 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
             return "the network runs batches of \(expected) images, got \(actual)"
         case .batchInputSize(let batch, let expected, let actual):
             return "network input must be \(batch) images of \(expected.channels)×\(expected.height)×\(expected.width) = \(batch * expected.count) floats, got \(actual)"
+        case .tooManyThreads(let threads, let maximum):
+            return "threads must be 1...\(maximum), got \(threads)"
         }
     }
 }

@@ -15,6 +15,7 @@ public struct PreparedModel: Sendable {
     /// counts). Throws when a layer that needs parameters has none of the right type.
     public init(model: ModelDescription, weights: consuming ModelWeights, options: ExecutionOptions = .init(),
                 batch: Int = 1) throws {
+        try Self.check(options)
         try options.precision.check(model, weightsFile: "<values>", weightsSHA256: { nil })
         var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
         var layers = weights.layers
@@ -29,6 +30,7 @@ public struct PreparedModel: Sendable {
     /// layer's pages of the file once it is prepared (`MappedFile`), planned for `batch` images.
     public init(model: ModelDescription, weightsFile path: String, options: ExecutionOptions = .init(),
                 batch: Int = 1) throws {
+        try Self.check(options)
         let file = try MappedFile(path: path)
         try options.precision.check(model, weightsFile: path, weightsSHA256: file.sha256)
         var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
@@ -36,13 +38,33 @@ public struct PreparedModel: Sendable {
         self = try builder.build()
     }
 
+    /// The same from the file open on `descriptor` (mapped; the caller closes it), named
+    /// `file` in errors: a path the `String` API cannot name (bytes that are not UTF-8).
+    package init(model: ModelDescription, weightsDescriptor descriptor: Int32, file: String,
+                 options: ExecutionOptions = .init(), batch: Int = 1) throws {
+        try Self.check(options)
+        let mapped = try MappedFile(descriptor: descriptor, name: file)
+        try options.precision.check(model, weightsFile: file, weightsSHA256: mapped.sha256)
+        var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
+        try builder.read(mapped.bytes, file: file, consumed: mapped.release(upTo:))
+        self = try builder.build()
+    }
+
     /// The same from the bytes of a weights file in memory; `file` names it in errors.
     public init(model: ModelDescription, weightsBytes bytes: UnsafeRawBufferPointer, file: String = "<weights>",
                 options: ExecutionOptions = .init(), batch: Int = 1) throws {
+        try Self.check(options)
         try options.precision.check(model, weightsFile: file, weightsSHA256: { SHA256.hex(bytes) })
         var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
         try builder.read(bytes, file: file, consumed: { _ in })
         self = try builder.build()
+    }
+
+    /// Throws for options the kernels cannot run (more threads than `ExecutionOptions.maximumThreads`).
+    static func check(_ options: ExecutionOptions) throws {
+        if options.threads > ExecutionOptions.maximumThreads {
+            throw NetworkError.tooManyThreads(options.threads, maximum: ExecutionOptions.maximumThreads)
+        }
     }
 
     /// Checks that every layer with parameters has them, of its type (`PreparedModelBuilder.build`).

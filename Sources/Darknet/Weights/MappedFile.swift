@@ -14,13 +14,19 @@ final class MappedFile {
     private var released = 0
     private static let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
 
-    init(path: String) throws {
-        self.path = path
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw WeightsError.unreadable(file: path, reason: String(cString: strerror(errno))) }
+    convenience init(path: String) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw WeightsError.unreadable(file: path, reason: TextFile.reason(errno)) }
         defer { close(fd) }
+        try self.init(descriptor: fd, name: path)
+    }
+
+    /// Maps the file open on `fd` (the caller keeps and closes it); `name` names it in errors
+    /// (a path whose bytes are not UTF-8 is opened by its caller, then mapped here).
+    init(descriptor fd: Int32, name path: String) throws {
+        self.path = path
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw WeightsError.unreadable(file: path, reason: String(cString: strerror(errno))) }
+        guard fstat(fd, &info) == 0 else { throw WeightsError.unreadable(file: path, reason: TextFile.reason(errno)) }
         if (info.st_mode & S_IFMT) == S_IFDIR { throw WeightsError.unreadable(file: path, reason: "is a directory") }
         let size = Int(info.st_size)
         guard size > 0 else {
@@ -28,7 +34,7 @@ final class MappedFile {
             return
         }
         guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
-            throw WeightsError.unreadable(file: path, reason: String(cString: strerror(errno)))
+            throw WeightsError.unreadable(file: path, reason: TextFile.reason(errno))
         }
         _ = madvise(base, size, MADV_SEQUENTIAL)
         bytes = UnsafeRawBufferPointer(start: base, count: size)

@@ -33,12 +33,12 @@ public enum WeightsReader {
 
     /// Bytes of parameters the model needs after the header.
     public static func parameterBytes(for model: ModelDescription) -> Int {
-        var total = 0
-        for layer in model.layers {
-            guard let parts = parts(of: layer, in: model) else { continue }
-            total += parts.reduce(0) { $0 + $1.count } * 4
-        }
-        return total
+        model.layers.reduce(0) { $0 + parameterBytes(of: $1, in: model) }
+    }
+
+    /// Bytes of parameters `layer` reads from a weights file (0 for layers without any).
+    public static func parameterBytes(of layer: Layer, in model: ModelDescription) -> Int {
+        (parts(of: layer, in: model)?.reduce(0) { $0 + $1.count } ?? 0) * 4
     }
 
     /// darknet transposes connected weights when major or minor exceeds 1000.

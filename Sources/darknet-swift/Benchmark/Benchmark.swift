@@ -82,7 +82,7 @@ struct Benchmark: ParsableCommand {
     }
 
     private func benchmark() throws {
-        if let plot { try BenchmarkPlot.check(plot, force: force) }
+        if let plot { try BenchmarkPlot.check(plot, force: force, inputs: [cfg] + (weights.map { [$0] } ?? [])) }
         let batch = batch.batch
         let loader = ModelLoader(cfg: cfg, weights: weights,
                                  options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
@@ -108,7 +108,7 @@ struct Benchmark: ParsableCommand {
             }
             loadSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         }
-        let network = try Network(prepared, batch: batch)
+        let network = try ModelFiles.namingMemory(of: model, cfg: cfg, batch: batch) { try Network(prepared, batch: batch) }
         let single = batch > 1 ? try Network(prepared) : nil
         let peakGflops = peak ? Machine.measurePeakGflops(threads: options.threads) : nil
         let image = SyntheticWeights.input(model.inputShape)
@@ -126,7 +126,9 @@ struct Benchmark: ParsableCommand {
         case .json: try StandardOutput.write(BenchmarkJSON.render(result, rows: rows) + "\n")
         case .csv: try StandardOutput.write(BenchmarkCSV.render(result, rows: rows))
         }
-        if let plot { try BenchmarkPlot.write(BenchmarkPlot.render(result), to: plot, force: force) }
+        if let plot {
+            try BenchmarkPlot.write(BenchmarkPlot.render(result), to: plot, force: force, inputs: [cfg] + (weights.map { [$0] } ?? []))
+        }
     }
 }
 

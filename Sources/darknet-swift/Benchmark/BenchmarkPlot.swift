@@ -1,3 +1,4 @@
+import CommandSupport
 import Darknet
 import Foundation
 
@@ -5,13 +6,11 @@ import Foundation
 /// into im2col / GEMM / epilogue for convolutions (in proportion to the phase medians).
 enum BenchmarkPlot {
     enum Error: Swift.Error, CustomStringConvertible {
-        case exists(String)
         case badExtension(String)
         case cannotWrite(String, reason: String)
 
         var description: String {
             switch self {
-            case .exists(let path): return "\(path) already exists (use --force to overwrite it)"
             case .badExtension(let path): return "\(path): the plot must end in .svg"
             case .cannotWrite(let path, let reason): return "\(path): cannot write the plot (\(reason))"
             }
@@ -20,29 +19,20 @@ enum BenchmarkPlot {
 
     static let colors = (im2col: "#f28e2b", gemm: "#4e79a7", epilogue: "#59a14f", other: "#9c9c9c")
 
-    /// Fails early (before measuring) when the plot could not be written.
-    static func check(_ path: String, force: Bool) throws {
+    /// Fails early (before measuring) when the plot could not be written (`OutputFile`'s
+    /// rules; `inputs` are the cfg and weights).
+    static func check(_ path: String, force: Bool, inputs: [String] = []) throws {
         guard URL(fileURLWithPath: path).pathExtension.lowercased() == "svg" else { throw Error.badExtension(path) }
-        if !force && FileManager.default.fileExists(atPath: path) { throw Error.exists(path) }
+        try OutputFile.check(RawPath(argument: path), replacing: force, inputs: inputs.map(RawPath.init(argument:)))
     }
 
-    /// Writes `svg` beside `path` then moves it into place: `rename` with `force`, else `link`,
-    /// which fails rather than replace a file that appeared meanwhile.
-    static func write(_ svg: String, to path: String, force: Bool) throws {
-        let target = URL(fileURLWithPath: path)
-        let temporary = target.deletingLastPathComponent()
-            .appendingPathComponent(".\(target.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp").path
+    /// Writes `svg` to `path` by `AtomicFile` (an `O_EXCL` temporary; `link` unless `force`).
+    static func write(_ svg: String, to path: String, force: Bool, inputs: [String] = []) throws {
         do {
-            try Data(svg.utf8).write(to: URL(fileURLWithPath: temporary))
-        } catch {
-            throw Error.cannotWrite(path, reason: (error as NSError).localizedDescription)
-        }
-        defer { unlink(temporary) }
-        if force {
-            if rename(temporary, path) != 0 { throw Error.cannotWrite(path, reason: String(cString: strerror(errno))) }
-        } else if link(temporary, path) != 0 {
-            if errno == EEXIST { throw Error.exists(path) }
-            throw Error.cannotWrite(path, reason: String(cString: strerror(errno)))
+            try AtomicFile.write(Array(svg.utf8), to: RawPath(argument: path), replacing: force,
+                                 inputs: inputs.map(RawPath.init(argument:)))
+        } catch OutputFile.Error.failed(_, let action, let code) {
+            throw Error.cannotWrite(path, reason: "\(action): \(String(cString: strerror(code)))")
         }
     }
 

@@ -54,7 +54,7 @@ enum BenchmarkTable {
             let cells = line.enumerated().map { c, cell in
                 pad(cell, widths[c], left: leftAligned.contains(columns[c]))
             }
-            text += cells.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression) + "\n"
+            text += cells.joined(separator: "  ").droppingTrailingSpaces + "\n"
         }
         text += "\n"
         text += "end-to-end  median \(ms(result.endToEndMedian)) ms, p90 \(ms(result.endToEndP90)) ms, "

@@ -61,7 +61,8 @@ struct Calibrate: ParsableCommand {
     func run() throws {
         do {
             let target = RawPath(argument: output)
-            if !force && target.exists { throw Problem.exists(target.display) }
+            let inputs = ([files.cfg, files.weights] + images).map(RawPath.init(argument:))
+            try OutputFile.check(target, replacing: force, inputs: inputs)
             let loader = ModelLoader(cfg: files.cfg, weights: files.weights,
                                      options: ModelOptions(size: size.size, strict: strict.strict, threads: threads.threads))
             let model = try loader.detectorModel()
@@ -72,7 +73,7 @@ struct Calibrate: ParsableCommand {
             let calibration = try calibrator.calibrate(count: paths.count) { index in
                 try Image(decoding: FileBytes.imageBytes(paths[index]), name: paths[index].display, channels: channels)
             }
-            try AtomicFile.write(Array(try calibration.jsonData()), to: target)
+            try AtomicFile.write(Array(try calibration.jsonData()), to: target, replacing: force, inputs: inputs)
             try StandardOutput.write(Self.table(calibration))
         } catch {
             throw conclude(error)
@@ -110,12 +111,10 @@ struct Calibrate: ParsableCommand {
     }
 
     enum Problem: Swift.Error, CustomStringConvertible {
-        case exists(String)
         case noImages(String)
 
         var description: String {
             switch self {
-            case .exists(let path): return "\(path) already exists (use --force to overwrite it)"
             case .noImages(let given): return "no .jpg, .jpeg or .png image in \(given)"
             }
         }

@@ -13,8 +13,10 @@ struct Classify: ParsableCommand {
         takes them: image files (- reads one from stdin), folders (--recursive for \
         sub-folders) and --list files; an image that cannot be read or decoded is reported on \
         stderr (path: reason) and the run goes on. --format jsonl prints one object per image \
-        ({"path", "width", "height", "classes": [{"index", "label", "confidence"}]}; json is \
-        the same), csv one row per class. Exit status: 0 all inputs done, 1 some inputs \
+        ({"path", "width", "height", "classes": [{"index", "label", "confidence"}]}), json \
+        the same objects as one document (an array), csv one row per class. --data FILE takes \
+        the labels from a darknet .data file (names=, else labels=) and checks its classes=. \
+        Exit status: 0 all inputs done, 1 some inputs \
         failed or stdout could not be written, 2 usage or model error.
         """
     )
@@ -30,6 +32,8 @@ struct Classify: ParsableCommand {
     @Option(help: "Class labels, one per line (default: class numbers).")
     var labels: String?
 
+    @OptionGroup var data: DataFileOptions
+
     @Option(help: "How many classes to print.")
     var top: Int = 5
 
@@ -37,7 +41,7 @@ struct Classify: ParsableCommand {
 
     @OptionGroup var threads: ThreadsOption
 
-    @Option(help: "Output format: text, jsonl (json) or csv.")
+    @Option(help: "Output format: text, json (one document), jsonl or csv.")
     var format: Format = .text
 
     @Flag(help: "No summary on stderr.")
@@ -53,11 +57,12 @@ struct Classify: ParsableCommand {
         do {
             let loader = ModelLoader(cfg: files.cfg, weights: files.weights,
                                      options: ModelOptions(size: size.size, strict: strict.strict, threads: threads.threads))
-            let classifier = try loader.classifier(labels: labels)
+            let classifier = try loader.classifier(labels: labels, data: try data.read())
             let channels = classifier.model.net.channels
             let source = try inputs.source()
             var done = 0, failed = 0, problems = 0
             if format == .csv { try StandardOutput.write(Self.csvHeader) }
+            if format == .json { try StandardOutput.write("[") }
             for event in source {
                 guard case .image(let input) = event else {
                     if case .problem(let path, let error) = event { warn(escapedForTerminal("\(path): \(error)")) }
@@ -69,7 +74,8 @@ struct Classify: ParsableCommand {
                     let image = try Image(decoding: FileBytes.imageBytes(input.path), name: input.display,
                                           channels: channels)
                     let scores = try classifier.classify(image, top: top)
-                    try StandardOutput.write(render(path: input.display, image: image, scores: scores))
+                    try StandardOutput.write((format == .json ? (done == 0 ? "\n" : ",\n") : "")
+                                             + render(path: input.display, image: image, scores: scores))
                     done += 1
                 } catch let error as OutputError {
                     throw error
@@ -79,6 +85,7 @@ struct Classify: ParsableCommand {
                     warn(escapedForTerminal(message.hasPrefix(input.display) ? message : "\(input.display): \(message)"))
                 }
             }
+            if format == .json { try StandardOutput.write(done == 0 ? "]\n" : "\n]\n") }
             if !quiet && (failed > 0 || source.skipped > 0 || done + failed > 1) {
                 warn("\(done + failed) image\(done + failed == 1 ? "" : "s"): \(done) done, \(failed) failed"
                      + (source.skipped > 0 ? ", \(source.skipped) non-image files skipped" : ""))
@@ -92,7 +99,8 @@ struct Classify: ParsableCommand {
     func render(path: String, image: Image, scores: [Classifier.Score]) -> String {
         switch format {
         case .text: return Self.text(path: path, scores: scores)
-        case .json, .jsonl: return Self.json(path: path, image: image, scores: scores) + "\n"
+        case .json: return Self.json(path: path, image: image, scores: scores)
+        case .jsonl: return Self.json(path: path, image: image, scores: scores) + "\n"
         case .csv: return Self.csv(path: path, image: image, scores: scores)
         }
     }

@@ -12,6 +12,8 @@ import Foundation
 final class AnnotationTargets: @unchecked Sendable {
     enum Error: Swift.Error, CustomStringConvertible {
         case exists(String)
+        /// An annotated image: a rerun can skip its image instead.
+        case annotatedExists(String)
         case isInput(String)
         case isInputFolder(String)
         case needsFolder(String)
@@ -21,6 +23,8 @@ final class AnnotationTargets: @unchecked Sendable {
         var description: String {
             switch self {
             case .exists(let path): return "\(path) already exists (use --force to overwrite it)"
+            case .annotatedExists(let path):
+                return "\(path) already exists (use --force to overwrite it, or --skip-existing to skip the images done)"
             case .isInput(let path): return "\(path) is an input image; refusing to overwrite it"
             case .isInputFolder(let path): return "--output-dir \(path) is an input folder (use --force to write there anyway)"
             case .needsFolder(let path): return "several images given: --output \(path) names a file (end it with / for a folder)"
@@ -63,7 +67,8 @@ final class AnnotationTargets: @unchecked Sendable {
         guard ["png", "jpg", "jpeg"].contains(path.pathExtension) else { throw Error.badExtension(path.display) }
         guard single == true else { throw Error.needsFolder(path.display) }
         if self.inputs.contains(path.standardized) { throw Error.isInput(path.display) }
-        if !force && path.exists { throw Error.exists(path.display) }
+        try OutputFile.check(path, replacing: true, inputs: [])
+        if !force && path.exists { throw Error.annotatedExists(path.display) }
     }
 
     /// `--output-dir DIR`; `folders` are the input folders given on the command line.
@@ -106,14 +111,15 @@ final class AnnotationTargets: @unchecked Sendable {
         if inputs.contains(standardized) || input.path.standardized == standardized { throw Error.isInput(target.display) }
         try lock.withLock {
             if let first = written[standardized] { throw Error.writtenInThisRun(target: target.display, first: first) }
-            if !force && target.exists { throw Error.exists(target.display) }
+            if !force && target.exists { throw Error.annotatedExists(target.display) }
             written[standardized] = input.display
         }
         try Self.createFolder(target.folder)
         return target
     }
 
-    /// `mkdir -p`.
+    /// `mkdir -p`; a file already there under a folder's name is an error at once (before
+    /// any inference), not one per image later.
     static func createFolder(_ path: RawPath) throws {
         if path.isDirectory { return }
         if path.bytes.count > 1 && path.folder != path { try createFolder(path.folder) }
@@ -121,5 +127,6 @@ final class AnnotationTargets: @unchecked Sendable {
         if created != 0 && errno != EEXIST {
             throw FileError.unreadable(path, reason: "cannot create the folder: \(String(cString: strerror(errno)))")
         }
+        if !path.isDirectory { throw FileError.unreadable(path, reason: "not a folder (a file has that name)") }
     }
 }

@@ -1,3 +1,5 @@
+import ArgumentParser
+import CommandSupport
 import Foundation
 import YOLO
 
@@ -15,6 +17,10 @@ enum COCOReport {
         46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65,
         67, 70, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 84, 85, 86, 87, 88, 89, 90,
     ]
+
+    /// Above this threshold COCO results warn: COCO's evaluation ranks every box, and darknet's
+    /// `detector valid` writes them above 0.001 (AlexeyAB) or 0.005 (pjreddie).
+    static let thresholdWarning: Float = 0.01
 
     /// The COCO id of a darknet class: the table for 80-class models, the class number otherwise.
     static func categoryId(classId: Int, classCount: Int) -> Int {
@@ -43,14 +49,12 @@ struct COCOImageIds: Sendable {
 
     init(file: String?) throws {
         guard let file else { return }
-        guard let data = FileManager.default.contents(atPath: file) else { throw CLIError.unreadable(file, "cannot read the image id file") }
+        let data = try FileBytes.read(RawPath(argument: file))
         if data.first(where: { !$0.isWhitespace }) == UInt8(ascii: "{") {
-            guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let images = object["images"] as? [[String: Any]] else {
-                throw CLIError.unreadable(file, "not a COCO annotations file (no \"images\" array)")
-            }
-            for image in images {
-                if let name = image["file_name"] as? String, let id = image["id"] as? Int { table[name] = id }
+            do {
+                table = try COCOImagesScanner.images(in: data)
+            } catch {
+                throw CLIError.unreadable(file, String(describing: error))
             }
         } else {
             for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated() {
@@ -79,4 +83,10 @@ struct COCOImageIds: Sendable {
 
 private extension UInt8 {
     var isWhitespace: Bool { self == 0x20 || self == 0x09 || self == 0x0A || self == 0x0D }
+}
+
+/// `--image-ids FILE` (`detect`, `valid`): where COCO results take their image ids. Declared here once.
+struct ImageIdsOption: ParsableArguments {
+    @Option(help: "COCO image ids: a COCO annotations JSON or lines `<file name> <id>`.")
+    var imageIds: String?
 }

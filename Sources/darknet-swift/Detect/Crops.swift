@@ -14,9 +14,9 @@ enum Crops {
     static let jpegQuality = 95
 
     static func names(for detections: [Detection], of input: InputImage, in folder: OutputFolder,
-                      names: [String], png: Bool) -> [RawPath] {
-        detections.enumerated().map { index, detection in
-            folder.path(for: input, suffix: "-\(fileSafe(TextReport.name(detection.classId, names)))-\(index)" + (png ? ".png" : ".jpg"))
+                      names: [String], png: Bool) throws -> [RawPath] {
+        try detections.enumerated().map { index, detection in
+            try folder.path(for: input, suffix: "-\(fileSafe(TextReport.name(detection.classId, names)))-\(index)" + (png ? ".png" : ".jpg"))
         }
     }
 

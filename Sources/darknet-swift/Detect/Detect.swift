@@ -19,15 +19,19 @@ struct Detect: ParsableCommand {
         the only input, is read by ffmpeg and detected frame by frame as `stream` does: text \
         or jsonl records per frame, --output FILE.mp4 the annotated video.
 
-        --format text prints darknet's lines (`dog: 56%`) with each pixel box; jsonl one JSON \
-        object per image (json is the same); coco a COCO results array (category ids mapped \
-        from the 80 darknet classes; image_id from --image-ids or the digits of the file \
-        name); csv one RFC 4180 row per detection. --shard K/N keeps image i of the sorted \
-        input list when i mod N = K-1, so N machines split a corpus and their outputs \
-        concatenate; --skip-existing resumes such a run into the same --output-dir.
+        --format text prints darknet's lines (`dog: 56%`) with each pixel box; ext AlexeyAB's \
+        -ext_output lines; json one JSON document (an array with an object per image); jsonl \
+        one JSON object per image and line; coco a COCO results array (category ids mapped from \
+        the 80 darknet classes; image_id from --image-ids or the digits of the file name); csv \
+        one RFC 4180 row per detection; darknet-json AlexeyAB's -out file. --json, --jsonl, \
+        --csv, --coco and --darknet-json FILE write more formats from the same pass. --shard \
+        K/N keeps image i of the sorted input list when i mod N = K-1, so N machines split a \
+        corpus and their outputs concatenate; --skip-existing resumes such a run into the same \
+        --output-dir.
 
         --save-labels DIR writes DIR/NAME.txt per image, AlexeyAB's -save_labels lines \
-        (`class x y w h`, normalised; empty without detections). --crops DIR writes each \
+        (`class x y w h`, normalised; empty without detections); --save-labels-beside-images \
+        writes them where darknet's training reads them, as -save_labels does. --crops DIR writes each \
         detection cut from the photo as DIR/NAME-CLASS-N.jpg (.png for a PNG), N its place \
         in the image's output. --tiles COLSxROWS (or auto: tiles about the network size) \
         detects on overlapping tiles (10% of a tile past each inner edge), joins boxes cut \
@@ -40,12 +44,15 @@ struct Detect: ParsableCommand {
           darknet-swift detect my.cfg my.weights photos/ --shard 2/8 --output-dir out/
           darknet-swift detect my.cfg my.weights photos/ --save-labels photos/ --crops crops/
           darknet-swift detect my.cfg my.weights aerial.jpg --tiles auto --output out/
+          darknet-swift detect obj.cfg obj.weights photos/ --data obj.data --jsonl r.jsonl --csv r.csv --output-dir out/
         """
     )
 
     @OptionGroup var files: ModelArguments
 
     @OptionGroup var inputs: ImageInputOptions
+
+    @OptionGroup var data: DataFileOptions
 
     @OptionGroup var detection: DetectionOptions<Words>
 
@@ -55,11 +62,12 @@ struct Detect: ParsableCommand {
 
     @OptionGroup var batch: BatchOption<BatchHelp>
 
-    @Option(help: "Output format: text, jsonl (json), coco or csv.")
+    @Option(help: "Output format: text, ext, json (one document), jsonl, coco, csv or darknet-json.")
     var format: OutputFormat = .text
 
-    @Option(help: "COCO image ids: a COCO annotations JSON or lines `<file name> <id>`.")
-    var imageIds: String?
+    @OptionGroup var resultFiles: ResultFileOptions
+
+    @OptionGroup var imageIds: ImageIdsOption
 
     @Option(help: "Process only shard K of N (1 ≤ K ≤ N) of the sorted inputs.")
     var shard: String?
@@ -72,6 +80,9 @@ struct Detect: ParsableCommand {
 
     @Option(help: "Write one YOLO label file per image into this folder (NAME.txt, as AlexeyAB's -save_labels).")
     var saveLabels: String?
+
+    @Flag(help: "Write each image's YOLO label file where darknet's training reads it (beside the image, or labels/ for images/ and JPEGImages/), as -save_labels.")
+    var saveLabelsBesideImages = false
 
     @Option(help: "Write each detection cropped from the image into this folder (NAME-CLASS-N.jpg, .png for PNGs).")
     var crops: String?
@@ -98,64 +109,14 @@ struct Detect: ParsableCommand {
         if let shard, Shard(shard) == nil { throw ValidationError("--shard must be K/N with 1 ≤ K ≤ N, got \(shard)") }
         if output != nil && outputDir != nil { throw ValidationError("give --output or --output-dir, not both") }
         if skipExisting && output == nil && outputDir == nil { throw ValidationError("--skip-existing needs --output-dir or --output") }
-        if skipExisting && force { throw ValidationError("give --skip-existing or --force, not both") }
         if let tiles, TilesOption(tiles) == nil { throw ValidationError("\(TilesOption.usage), got \(tiles)") }
+        if saveLabels != nil && saveLabelsBesideImages { throw ValidationError("give --save-labels or --save-labels-beside-images, not both") }
     }
 
     func run() throws {
         if let video = try videoInput() { return try runVideo(video) }
         do {
-            let loader = ModelLoader(cfg: files.cfg, weights: files.weights,
-                                     options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
-                                                           convolutionAlgorithm: engine.convolutionAlgorithm, calibration: engine.calibration))
-            let detector = try loader.detector(detection.detectorOptions)
-            let classNames = try loader.classNames(detection.names, classes: detector.classCount)
-            let filter = try detection.filter(names: classNames)
-            let writer = ResultWriter(format: format, names: classNames, classCount: detector.classCount,
-                                      imageIds: try COCOImageIds(file: imageIds), choices: JSONReport.choices(detector))
-            let source = try inputs.source()
-            // The list streams (a run starts at its first line and holds none of it) unless the
-            // run needs every input first: --shard's sorted split, --output FILE's one image,
-            // and --force with annotations (every input must be known not to be a target).
-            let outputIsFile = output.map { !$0.hasSuffix("/") && !RawPath(argument: $0).isDirectory } ?? false
-            var known: [InputImage]?
-            var events: [InputEvent] = []
-            let writesFiles = output != nil || outputDir != nil || saveLabels != nil || crops != nil
-            if inputs.list == nil || shard != nil || outputIsFile || (force && writesFiles) {
-                var (found, problems) = source.all()
-                if let shard, let parsed = Shard(shard) { found = parsed.select(found) }
-                known = found
-                events = problems + found.map { .image($0) }
-            }
-            let folders = inputs.paths.filter { !$0.isStandardInput && $0.isDirectory }.map(\.standardized)
-            let targets: AnnotationTargets?
-            if let output {
-                targets = try AnnotationTargets(output: output, single: known.map { $0.count == 1 }, inputs: known ?? [], force: force)
-            } else if let outputDir {
-                targets = try AnnotationTargets(outputDirectory: outputDir, folders: folders, inputs: known ?? [], force: force)
-            } else {
-                targets = nil
-            }
-            let labels = try saveLabels.map {
-                try OutputFolder($0, inputs: known ?? [], folders: folders, refusesInputFolder: false, force: force)
-            }
-            let cropFolder = try crops.map {
-                try OutputFolder($0, inputs: known ?? [], folders: folders, refusesInputFolder: true, force: force)
-            }
-            let run = DetectRun(detector: detector, filter: filter, writer: writer, names: classNames, batch: batch.batch,
-                                progress: Progress(total: known?.count, quiet: quiet), targets: targets, skipExisting: skipExisting,
-                                labels: labels, crops: cropFolder, tiling: tiles.flatMap(TilesOption.init))
-            // Photos in flight would push a memory-bound model past twice its parameters.
-            let pipelined = !noPipeline && !(engine.convolutionAlgorithm == .auto && detector.model.autoIsMemoryBound(batch: batch.batch))
-            run.run(known != nil ? AnyIterator(events.makeIterator()) : AnyIterator(source), pipelined: pipelined)
-            if let error = run.outputError { throw error }
-            let count = run.succeeded + run.failed + run.skipped
-            if !quiet && (run.failed > 0 || run.skipped > 0 || source.skipped > 0 || count > 1) {
-                warn("\(count) image\(count == 1 ? "" : "s"): \(run.succeeded) done, \(run.failed) failed"
-                     + (run.skipped > 0 ? ", \(run.skipped) skipped (output exists)" : "")
-                     + (source.skipped > 0 ? ", \(source.skipped) non-image files skipped" : ""))
-            }
-            if run.failed > 0 || run.problems > 0 { throw Status.inputsFailed }
+            try run(darknet: nil)
         } catch {
             throw conclude(error)
         }

@@ -12,65 +12,13 @@ struct ImageResult: Sendable {
     var inferenceSeconds: Double
 }
 
-/// `detect --format`: text (darknet's lines), jsonl (one object per image; `json` is the same),
-/// coco (one results array for the run) or csv (RFC 4180, one row per detection).
+/// `detect --format` (and the result files `--json FILE`…): text (pjreddie's lines with
+/// the pixel box), ext (AlexeyAB's `-ext_output` lines), json (one document: an array of
+/// image objects), jsonl (one image object a line), coco (one results array for the run),
+/// csv (RFC 4180, one row per detection) or darknet-json (AlexeyAB's `-out` file).
 enum OutputFormat: String, CaseIterable {
-    case text, json, jsonl, coco, csv
-}
-
-/// Streams results to stdout in the chosen format, one image at a time.
-struct ResultWriter {
-    let format: OutputFormat
-    let names: [String]
-    let classCount: Int
-    let imageIds: COCOImageIds
-    /// How images were fitted and suppressed, and why (`JSONReport.choices`): in every JSON object.
-    let choices: String
-    private var written = 0
-
-    init(format: OutputFormat, names: [String], classCount: Int, imageIds: COCOImageIds, choices: String = "") {
-        self.format = format
-        self.names = names
-        self.classCount = classCount
-        self.imageIds = imageIds
-        self.choices = choices
-    }
-
-    mutating func begin() throws(OutputError) {
-        switch format {
-        case .csv: try emit(CSVReport.header)
-        case .coco: try emit("[")
-        default: break
-        }
-    }
-
-    /// Writes one image's result; throws when the COCO format has no id for the image, or an
-    /// `OutputError` when stdout cannot be written.
-    mutating func write(_ result: ImageResult) throws {
-        switch format {
-        case .text:
-            try emit(TextReport.render(path: result.path, width: result.width, height: result.height,
-                                   detections: result.detections, names: names, seconds: result.inferenceSeconds))
-        case .json, .jsonl:
-            try emit(JSONReport.render(result, names: names, choices: choices) + "\n")
-        case .csv:
-            try emit(CSVReport.rows(result, names: names))
-        case .coco:
-            let id = try imageIds.id(for: result.path)
-            for detection in result.detections {
-                try emit((written == 0 ? "\n" : ",\n") + COCOReport.entry(detection, imageId: id, result: result, classCount: classCount))
-                written += 1
-            }
-        }
-    }
-
-    mutating func end() throws(OutputError) {
-        if format == .coco { try emit(written == 0 ? "]\n" : "\n]\n") }
-    }
-
-    private func emit(_ text: String) throws(OutputError) {
-        try StandardOutput.write(text)
-    }
+    case text, ext, json, jsonl, coco, csv
+    case darknetJSON = "darknet-json"
 }
 
 /// RFC 4180: comma-separated, CRLF line ends, fields holding a comma, quote, CR or LF are

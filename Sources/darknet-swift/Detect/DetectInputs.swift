@@ -42,10 +42,10 @@ final class InputSource: Sequence, IteratorProtocol {
     private(set) var skipped = 0
 
     /// Opens the list file (`-` = stdin) now, so a missing one is a usage error before any work.
-    init(paths: [RawPath], list: RawPath?, recursive: Bool) throws {
+    init(paths: [RawPath], list: RawPath?, recursive: Bool, prompt: String? = nil) throws {
         arguments = paths.reversed()
         self.recursive = recursive
-        self.list = try list.map(ListReader.init)
+        self.list = try list.map { try ListReader($0, prompt: prompt) }
     }
 
     func next() -> InputEvent? {
@@ -88,7 +88,10 @@ final class InputSource: Sequence, IteratorProtocol {
         } catch {
             problems.append(error as? FileError ?? .unreadable(path, reason: "\(error)"))
         }
-        for problem in problems { waiting.append(.problem(path: path.display, ListingError(problem))) }
+        for problem in problems {
+            if case .notAFile(let entry, _) = problem { waiting.append(.problem(path: entry.display, problem)); continue }
+            waiting.append(.problem(path: path.display, ListingError(problem)))
+        }
     }
 
     /// Every image, for the runs that need the whole list first (`--shard`'s sorted split,
@@ -131,8 +134,12 @@ final class ListReader {
         }
     }
 
-    init(_ path: RawPath) throws {
+    /// Written to stdout before each read that waits for a line, on a terminal only.
+    private let prompt: String?
+
+    init(_ path: RawPath, prompt: String? = nil) throws {
         self.path = path
+        self.prompt = path.isStandardInput && isatty(STDIN_FILENO) == 1 ? prompt : nil
         fd = path.isStandardInput ? dup(STDIN_FILENO) : path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw FileBytes.failure(path, errno) }
         var info = stat()
@@ -177,6 +184,7 @@ final class ListReader {
     }
 
     private func fill() throws {
+        if let prompt, buffer.isEmpty { try? StandardOutput.write(prompt) }
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }

@@ -12,6 +12,8 @@ struct PipelineItem: @unchecked Sendable {
     var networkInputs: [Image] = []
     /// The tiles the inputs were cut from (`--tiles`), nil when the photo is one input.
     var tiles: [TileRect]?
+    /// The decoded image the tiles are cut from, each when its batch runs (`PipelineInputs`).
+    var tileSource: Image?
     /// The file is a PNG (crops keep the input's format).
     var png = false
     /// The decoded photo, kept for drawing only with batches of one (nothing waits then).
@@ -45,7 +47,8 @@ struct PipelineItem: @unchecked Sendable {
 final class DetectRun: @unchecked Sendable {
     let detector: Detector
     let filter: DetectionFilter
-    var writer: ResultWriter
+    /// `--format` on stdout, then each results file (`--json FILE`…).
+    var writers: [ResultWriter]
     let targets: AnnotationTargets?
     let skipExisting: Bool
     let names: [String]
@@ -65,7 +68,7 @@ final class DetectRun: @unchecked Sendable {
     private let stopLock = NSLock()
     private var stopped = false
 
-    init(detector: Detector, filter: DetectionFilter, writer: ResultWriter, names: [String], batch: Int = 1,
+    init(detector: Detector, filter: DetectionFilter, writers: [ResultWriter], names: [String], batch: Int = 1,
          progress: Progress, targets: AnnotationTargets?, skipExisting: Bool,
          labels: OutputFolder? = nil, crops: OutputFolder? = nil, tiling: TilesOption? = nil) {
         self.detector = detector
@@ -74,7 +77,7 @@ final class DetectRun: @unchecked Sendable {
         self.tiling = tiling
         self.batch = batch
         self.filter = filter
-        self.writer = writer
+        self.writers = writers
         self.names = names
         self.progress = progress
         self.targets = targets
@@ -84,7 +87,7 @@ final class DetectRun: @unchecked Sendable {
     var isStopped: Bool { stopLock.withLock { stopped } }
 
     func run(_ source: AnyIterator<InputEvent>, pipelined: Bool) {
-        do { try writer.begin() } catch { return stop(error) }
+        do { for index in writers.indices { try writers[index].begin() } } catch { return stop(error) }
         if pipelined {
             let decoded = BoundedQueue<PipelineItem>(capacity: 1)
             let inferred = BoundedQueue<PipelineItem>(capacity: 1)
@@ -96,12 +99,16 @@ final class DetectRun: @unchecked Sendable {
             let output = Worker("output") { [self] in
                 while let item = inferred.pop() { finish(consume item) }
             }
-            var waiting: [PipelineItem] = []
+            var waiting: [PipelineItem] = [], ready = 0
             while let item = decoded.pop() {
+                // Skipped and failed items pass at once unless a batch before them waits (order is kept).
+                if waiting.isEmpty && !item.isReady { inferred.push(item); continue }
+                if item.isReady { ready += 1 }
                 waiting.append(item)
-                if waiting.count(where: { !$0.networkInputs.isEmpty }) == batch {
+                if ready == batch {
                     for item in infer(waiting) { inferred.push(item) }
                     waiting.removeAll(keepingCapacity: true)
+                    ready = 0
                 }
             }
             for item in infer(waiting) { inferred.push(item) }
@@ -109,18 +116,25 @@ final class DetectRun: @unchecked Sendable {
             decoder.join()
             output.join()
         } else {
-            var waiting: [PipelineItem] = []
+            var waiting: [PipelineItem] = [], ready = 0
             while !isStopped, let event = source.next() {
-                waiting.append(decode(event))
-                if waiting.count(where: { !$0.networkInputs.isEmpty }) == batch {
+                let item = decode(event)
+                if waiting.isEmpty && !item.isReady { finish(item); continue }
+                if item.isReady { ready += 1 }
+                waiting.append(item)
+                if ready == batch {
                     for item in infer(waiting) { finish(item) }
                     waiting.removeAll(keepingCapacity: true)
+                    ready = 0
                 }
             }
             for item in infer(waiting) { finish(item) }
         }
-        if !isStopped {
-            do { try writer.end() } catch { stop(error) }
+        // A stopped run still closes its files: the results computed are kept.
+        for index in writers.indices {
+            if isStopped { writers[index].abandon() } else {
+                do { try writers[index].end() } catch { stop(error) }
+            }
         }
         progress.finish()
     }
@@ -157,7 +171,7 @@ final class DetectRun: @unchecked Sendable {
             let net = detector.model.net
             if let tiles = tiling?.tiles(imageWidth: width, imageHeight: height, networkWidth: net.width, networkHeight: net.height) {
                 item.tiles = tiles
-                item.networkInputs = tiles.map { detector.prepare(image.cropped(x: $0.x, y: $0.y, width: $0.width, height: $0.height)) }
+                item.tileSource = image
             } else {
                 item.networkInputs = [detector.prepare(image)]
             }
@@ -180,11 +194,11 @@ final class DetectRun: @unchecked Sendable {
     /// detections are mapped back and merged (`TileMerge`).
     func infer(_ items: [PipelineItem]) -> [PipelineItem] {
         var items = items
-        let ready = items.indices.filter { !items[$0].networkInputs.isEmpty }
+        let ready = items.indices.filter { items[$0].isReady }
         guard !ready.isEmpty, !isStopped else { return items }
         let start = DispatchTime.now().uptimeNanoseconds
         do {
-            let jobs = ready.flatMap { item in items[item].networkInputs.indices.map { (item: item, input: $0) } }
+            let jobs = ready.flatMap { item in (0..<items[item].inputCount).map { (item: item, input: $0) } }
             var found: [[Detection]] = []
             for first in stride(from: 0, to: jobs.count, by: batch) {
                 let part = jobs[first..<min(jobs.count, first + batch)]
@@ -192,11 +206,11 @@ final class DetectRun: @unchecked Sendable {
                     let tile = items[job.item].tiles?[job.input]
                     return tile.map { ($0.width, $0.height) } ?? (items[job.item].result!.width, items[job.item].result!.height)
                 }
-                found += try detector.detect(prepared: part.map { items[$0.item].networkInputs[$0.input] }, imageSizes: sizes)
+                found += try detector.detect(prepared: part.map { items[$0.item].networkInput($0.input, detector: detector) }, imageSizes: sizes)
             }
             var next = 0
             for index in ready {
-                let count = items[index].networkInputs.count
+                let count = items[index].inputCount
                 let detections = found[next..<(next + count)]
                 next += count
                 let kept = filter.apply(merged(Array(detections), of: items[index]))
@@ -209,6 +223,7 @@ final class DetectRun: @unchecked Sendable {
         for index in ready {
             items[index].result?.inferenceSeconds += seconds
             items[index].networkInputs = []
+            items[index].tileSource = nil
         }
         return items
     }
@@ -229,7 +244,9 @@ final class DetectRun: @unchecked Sendable {
                                agnostic: options.nmsMode == .agnostic, overlap: overlap)
     }
 
-    /// Output stage: the format's record, the annotated image, counting and progress.
+    /// Output stage: the files, the formats' records, counting and progress. An image whose
+    /// files fail (an annotated image that exists, a full disk) is a failure, but its
+    /// detections were computed: its records are written all the same.
     func finish(_ item: consuming PipelineItem) {
         if isStopped { return }
         if item.skipped {
@@ -240,14 +257,17 @@ final class DetectRun: @unchecked Sendable {
         var error = item.error
         if error == nil, let input = item.input, let result = item.result {
             do {
-                progress.erase(forStandardOutput: true)
-                // The files first: an image that fails there has no record in the output.
                 try writeFiles(result, of: input, item: &item)
-                try writer.write(result)
+            } catch let failure {
+                error = failure
+            }
+            do {
+                progress.erase(forStandardOutput: true)
+                for index in writers.indices { try writers[index].write(result) }
             } catch let output as OutputError {
                 return stop(output)
             } catch let failure {
-                error = failure
+                error = error ?? failure
             }
         }
         if let error {
@@ -298,6 +318,7 @@ struct DetectionFilter: Sendable {
                 throw CLIError.usage("--classes: unknown class \"\(item)\"")
             }
         }
+        if ids.isEmpty { throw CLIError.usage("--classes \"\(list)\" names no class (it would keep no detection)") }
         return ids
     }
 }

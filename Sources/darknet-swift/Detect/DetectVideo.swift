@@ -18,8 +18,10 @@ extension Detect {
         }
         let refused: [(Bool, String)] = [
             (outputDir != nil, "--output-dir"), (saveLabels != nil, "--save-labels"), (crops != nil, "--crops"),
-            (tiles != nil, "--tiles"), (shard != nil, "--shard"), (skipExisting, "--skip-existing"), (imageIds != nil, "--image-ids"),
-            (batch.batch > 1, "--batch"), (format == .coco || format == .csv, "--format \(format.rawValue)"),
+            (tiles != nil, "--tiles"), (shard != nil, "--shard"), (skipExisting, "--skip-existing"),
+            (imageIds.imageIds != nil, "--image-ids"), (batch.batch > 1, "--batch"),
+            (format != .text && format != .jsonl, "--format \(format.rawValue)"), (saveLabelsBesideImages, "--save-labels-beside-images"),
+            (!resultFiles.requested.isEmpty, "--json, --jsonl, --csv, --coco and --darknet-json FILE"),
         ]
         if let option = refused.first(where: \.0)?.1 {
             throw ValidationError("\(option) is for images, not for a video (\(video)); see darknet-swift stream for videos")
@@ -35,6 +37,7 @@ extension Detect {
         run.command = "detect"
         run.format = format == .text ? .text(label: video.description) : .json
         run.output = output
+        run.inputs = [files.cfg, files.weights]
         run.force = force
         run.quiet = quiet
         try run.run {
@@ -42,7 +45,7 @@ extension Detect {
                                      options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
                                                            convolutionAlgorithm: engine.convolutionAlgorithm, calibration: engine.calibration))
             let detector = try loader.detector(detection.detectorOptions)
-            let names = try loader.classNames(detection.names, classes: detector.classCount)
+            let names = try loader.classNames(detection.names, data: try data.read(), classes: detector.classCount)
             return (detector, names, try detection.filter(names: names))
         }
     }

@@ -2,7 +2,13 @@ import CommandSupport
 import Foundation
 
 /// Lists folders for `--recursive` without looping: each folder is entered once, known by
-/// its device and inode, so symlinks to `.` or `..` add nothing.
+/// its device and inode, so symlinks to `.` or `..` add nothing. Entries are walked in
+/// byte order, so a folder reached by two paths (a symlinked folder) is listed under the
+/// first in that order on every machine, whatever order `readdir` gives.
+///
+/// Only regular files are images: an entry with an image's name that is a FIFO, a device or
+/// a socket (reading a FIFO would wait forever) or a symlink to nothing is a problem of the
+/// run, named with what it is; other names are counted as skipped.
 struct FolderWalker {
     private var visited = Set<FileIdentity>()
 
@@ -18,9 +24,14 @@ struct FolderWalker {
         guard let info = folder.status() else { throw FileBytes.failure(folder, errno) }
         guard visited.insert(FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))).inserted else { return nil }
         var found: [RawPath] = []
-        for name in try Self.entries(of: folder) where name.bytes.first != UInt8(ascii: ".") {
+        let names = try Self.entries(of: folder).sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+        for name in names where name.bytes.first != UInt8(ascii: ".") {
             let full = folder.appending(name)
-            guard let entry = full.status() else { continue }  // a dangling symlink
+            let imageName = InputSource.imageExtensions.contains(name.pathExtension)
+            guard let entry = full.status() else {
+                if imageName { problems.append(.notAFile(full, what: "a symbolic link to nothing")) } else { skipped += 1 }
+                continue
+            }
             if entry.st_mode & S_IFMT == S_IFDIR {
                 guard recursive else { continue }
                 do {
@@ -28,7 +39,11 @@ struct FolderWalker {
                 } catch {
                     problems.append(error as? FileError ?? .unreadable(full, reason: "\(error)"))
                 }
-            } else if InputSource.imageExtensions.contains(name.pathExtension) {
+            } else if imageName {
+                guard entry.st_mode & S_IFMT == S_IFREG else {
+                    problems.append(.notAFile(full, what: "\(OutputFile.kind(entry.st_mode)), not a regular file"))
+                    continue
+                }
                 found.append(name)
             } else {
                 skipped += 1

@@ -21,8 +21,9 @@ struct ImageInputOptions: ParsableArguments {
     /// The paths given on the command line, as given.
     var paths: [RawPath] { images.map(RawPath.init(argument:)) }
 
-    /// The inputs in order, the list read as the run goes.
-    func source() throws -> InputSource {
-        try InputSource(paths: paths, list: list.map(RawPath.init(argument:)), recursive: recursive)
+    /// The inputs in order, the list read as the run goes; `prompt` is written to stdout
+    /// before each wait for a line of the list (`detector test` on a terminal).
+    func source(prompt: String? = nil) throws -> InputSource {
+        try InputSource(paths: paths, list: list.map(RawPath.init(argument:)), recursive: recursive, prompt: prompt)
     }
 }

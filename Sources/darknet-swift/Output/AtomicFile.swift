@@ -2,45 +2,86 @@ import CommandSupport
 import Foundation
 import Video
 
-/// Writes files the way readers never see half of them: into `.NAME.tmp-PID-N` beside the
-/// target, then `rename(2)` onto it. The temporary is removed on every failure, and on
-/// SIGINT, SIGTERM, SIGHUP or SIGXFSZ (a write past `ulimit -f`) while it exists.
+/// Writes whole files the way readers never see half of them and nothing is replaced
+/// unasked (`OutputFile`'s rules): into a temporary beside the target, created with `O_EXCL`
+/// under a random name (`.NAME.tmp-PID-RANDOM`; a file or link already there is never
+/// opened), then moved into place: `rename(2)` when `replacing` (`--force`), else `link(2)`,
+/// which fails rather than replace a file that appeared meanwhile (a concurrent run). The
+/// temporary is removed on every failure, and on SIGINT, SIGTERM, SIGHUP or SIGXFSZ (a write
+/// past `ulimit -f`) while it exists.
 enum AtomicFile {
-    static func write(_ bytes: [UInt8], to target: RawPath) throws {
-        let temporary = target.folder.appending(RawPath(bytes: Array(".".utf8) + target.lastComponent.bytes
-            + Array(".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))".utf8)))
-        let slot = TemporaryFiles.register(temporary)
+    static func write(_ bytes: [UInt8], to target: RawPath, replacing: Bool, inputs: [RawPath] = []) throws {
+        try OutputFile.check(target, replacing: replacing, inputs: inputs)
+        var temporary = target
+        var fd: Int32 = -1
+        var slot: Int?
+        for _ in 0..<16 {
+            temporary = target.folder.appending(RawPath(bytes: Array(".".utf8) + target.lastComponent.bytes
+                + Array(".tmp-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))".utf8)))
+            slot = TemporaryFiles.register(temporary)
+            fd = temporary.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
+            if fd >= 0 || errno != EEXIST { break }
+            TemporaryFiles.unregister(slot)
+            slot = nil
+        }
         defer { TemporaryFiles.unregister(slot) }
-        let fd = temporary.withCString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
-        guard fd >= 0 else { throw failure(target, "cannot create \(temporary.display)") }
+        guard fd >= 0 else { throw OutputFile.Error.failed(target, action: "cannot create \(temporary.display)", code: errno) }
+        var failure: OutputFile.Error?
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress! + offset, $0.count - offset) }
             if written < 0 && errno == EINTR { continue }
             if written <= 0 {
-                let error = failure(target, "cannot write \(temporary.display)")
-                close(fd)
-                _ = temporary.withCString { unlink($0) }
-                throw error
+                failure = .failed(target, action: "cannot write \(temporary.display)", code: written < 0 ? errno : ENOSPC)
+                break
             }
             offset += written
         }
-        if close(fd) != 0 {
-            let error = failure(target, "cannot write \(temporary.display)")
-            _ = temporary.withCString { unlink($0) }
-            throw error
-        }
-        let renamed = temporary.withCString { from in target.withCString { to in rename(from, to) } }
-        if renamed != 0 {
-            let error = failure(target, "cannot rename the temporary file into place")
-            _ = temporary.withCString { unlink($0) }
-            throw error
-        }
+        if close(fd) != 0 && failure == nil { failure = .failed(target, action: "cannot write \(temporary.display)", code: errno) }
+        var renamed = false
+        defer { if !renamed { _ = temporary.withCString { unlink($0) } } }
+        if let failure { throw failure }
+        renamed = try place(temporary, at: target, replacing: replacing, inputs: inputs)
     }
 
-    private static func failure(_ target: RawPath, _ what: String) -> FileError {
-        .unreadable(target, reason: "\(what): \(String(cString: strerror(errno)))")
+    /// Moves the finished `temporary` onto `target` after checking `target` again: `rename`
+    /// when `replacing`, else `place(_:at:)`. Returns whether the temporary's name is gone
+    /// (renamed); after a link the caller unlinks it.
+    @discardableResult
+    static func place(_ temporary: RawPath, at target: RawPath, replacing: Bool, inputs: [RawPath]) throws -> Bool {
+        try OutputFile.check(target, replacing: replacing, inputs: inputs)
+        guard replacing else {
+            try place(temporary, at: target)
+            return false
+        }
+        guard temporary.withCString({ from in target.withCString { to in rename(from, to) } }) == 0 else {
+            throw OutputFile.Error.failed(target, action: "cannot rename the temporary file into place", code: errno)
+        }
+        return true
     }
+
+    /// Gives `temporary`'s file the name `target` unless `target` exists: `link(2)` (the
+    /// caller then unlinks the temporary name), or `renameat2(RENAME_NOREPLACE)` on a file
+    /// system without hard links (FAT, some FUSE mounts).
+    private static func place(_ temporary: RawPath, at target: RawPath) throws {
+        let linked = temporary.withCString { from in target.withCString { to in link(from, to) } }
+        if linked == 0 { return }
+        var code = errno
+        if code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == EMLINK, let renameNoReplace {
+            let renamed = temporary.withCString { from in target.withCString { to in renameNoReplace(AT_FDCWD, from, AT_FDCWD, to, 1) } }
+            if renamed == 0 { return }  // the temporary name is gone; the caller's unlink fails harmlessly
+            code = errno
+        }
+        if code == EEXIST { throw OutputFile.Error.exists(target) }
+        throw OutputFile.Error.failed(target, action: "cannot move the temporary file into place", code: code)
+    }
+
+    /// glibc's `renameat2` (flag 1 is `RENAME_NOREPLACE`), looked up at run time: Swift's
+    /// Glibc module does not declare it.
+    private static let renameNoReplace: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32)? = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "renameat2") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32).self)
+    }()
 }
 
 /// The temporary files being written, for the signal handler to remove. A signal handler can

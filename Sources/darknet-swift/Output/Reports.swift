@@ -52,10 +52,11 @@ enum JSONReport {
             + "\"detections\":\(detections(result.detections, width: result.width, height: result.height, names: names))}"
     }
 
-    /// `"fitting":{"mapping":…,"reason":…},"nms":{"kind":…,"reason":…},`: how the detector
-    /// fitted the image and which suppression ran, each with its reason (the cfg's `letter_box`
-    /// or dialect, the last head's `nms_kind`, or the options given).
-    static func choices(_ detector: Detector) -> String {
+    /// `"fitting":{"mapping":…,"reason":…},"nms":{"kind":…,"reason":…},"threshold":{"value":…,"reason":…},`:
+    /// how the detector fitted the image, which suppression ran and the threshold it kept
+    /// boxes above, each with its reason (the cfg's `letter_box` or dialect, the last head's
+    /// `nms_kind`, or the options given).
+    static func choices(_ detector: Detector, threshold: DefaultThreshold) -> String {
         let fitting = detector.inputFitting
         let nms: (kind: String, reason: String)
         switch detector.options.nmsMode {
@@ -65,6 +66,7 @@ enum JSONReport {
         }
         return "\"fitting\":{\"mapping\":\(quoted(fitting.mapping == .letterbox ? "letterbox" : "stretch")),"
             + "\"reason\":\(quoted(fitting.reason))},\"nms\":{\"kind\":\(quoted(nms.kind)),\"reason\":\(quoted(nms.reason))},"
+            + "\"threshold\":{\"value\":\(number(threshold.value)),\"reason\":\(quoted(threshold.reason))},"
     }
 
     /// The `detections` array shared by `detect` and `stream`; `ids` (`stream --track`) adds

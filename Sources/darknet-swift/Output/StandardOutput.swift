@@ -6,11 +6,17 @@ enum OutputError: Error, CustomStringConvertible {
     case closed
     /// Any other failure (a full disk, an I/O error), with `strerror`'s words.
     case failed(String)
+    /// A results file (`detect --jsonl FILE`…) could not be written: its path and why.
+    case file(String, String)
+    /// A results file could not be put in place (`OutputFile`'s rules): the whole message.
+    case refused(String)
 
     var description: String {
         switch self {
         case .closed: return "cannot write to stdout: the reader closed the pipe"
         case .failed(let reason): return "cannot write to stdout: \(reason)"
+        case .file(let path, let reason): return "cannot write \(path): \(reason)"
+        case .refused(let message): return message
         }
     }
 }

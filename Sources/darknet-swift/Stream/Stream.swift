@@ -110,6 +110,7 @@ struct Stream: ParsableCommand {
                                                 reconnect: input.reconnect ? VideoSource.Reconnect(attempts: input.reconnectAttempts) : nil,
                                                 onReconnect: Self.reportReconnection(attempts: input.reconnectAttempts))
         run.sampler = input.sampler
+        run.inputs = [files.cfg, files.weights]
         run.drop = drop
         run.tracker = tracking.tracker
         run.smoother = tracking.smoother

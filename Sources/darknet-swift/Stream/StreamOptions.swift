@@ -33,7 +33,8 @@ struct StreamInputOptions: ParsableArguments {
 
     func validate() throws {
         if let raw, RawFrameSpec(raw) == nil { throw ValidationError("\(RawFrameSpec.usage), got \(raw)") }
-        if maxFrameBytes < 1024 { throw ValidationError("--max-frame-bytes must be ≥ 1024") }
+        // At most what any image read from a stream may be (FileBytes.streamLimit, 1 GiB).
+        if maxFrameBytes < 1024 || maxFrameBytes > 1 << 30 { throw ValidationError("--max-frame-bytes must be 1024...\(1 << 30), got \(maxFrameBytes)") }
         if let every, every < 1 { throw ValidationError("--every must be ≥ 1") }
         if let fps, !(fps > 0) { throw ValidationError("--fps must be > 0") }
         if every != nil && fps != nil { throw ValidationError("give --every or --fps, not both") }

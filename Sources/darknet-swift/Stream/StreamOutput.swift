@@ -34,13 +34,6 @@ struct StreamOutput {
     static let standardOutput = StreamOutput(descriptor: 1, name: "stdout")
     static let standardError = StreamOutput(descriptor: 2, name: "stderr")
 
-    /// Creates (or truncates) the file at `path` for writing.
-    init(creating path: String) throws(Failure) {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .failed(path, errno) }
-        self.init(descriptor: descriptor, name: path)
-    }
-
     init(descriptor: Int32, name: String) {
         self.descriptor = descriptor
         self.name = name

@@ -42,6 +42,8 @@ struct StreamRun {
     var annotateTo: String?
     var annotatePipe = false
     var jsonl: String?
+    /// The files the run reads (the cfg and the weights): no output may overwrite them, even with `force`.
+    var inputs: [String] = []
     var force = false
     var quiet = false
     /// The summary line's first word.
@@ -131,12 +133,12 @@ struct StreamRun {
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: annotateTo, isDirectory: &isFolder) {
                 guard isFolder.boolValue else { throw CLIError.usage("--annotate-to \(annotateTo): a file, not a folder") }
-                let frames = try FileManager.default.contentsOfDirectory(atPath: annotateTo).filter(Stream.isFrameFile).sorted()
+                let frames = try FolderWalker.entries(of: RawPath(argument: annotateTo)).map(\.display).filter(Stream.isFrameFile).sorted()
                 if !force, let first = frames.first {
                     throw AnnotationTargets.Error.exists((annotateTo as NSString).appendingPathComponent(first))
                 }
             } else {
-                try FileManager.default.createDirectory(atPath: annotateTo, withIntermediateDirectories: true)
+                try AnnotationTargets.createFolder(RawPath(argument: annotateTo))
             }
         }
         var video: AnnotatedVideo?
@@ -145,7 +147,7 @@ struct StreamRun {
             guard VideoWriter.formats[(output as NSString).pathExtension.lowercased()] != nil else {
                 throw VideoError.unsupportedOutput(path: output)
             }
-            if !force && FileManager.default.fileExists(atPath: output) { throw AnnotationTargets.Error.exists(output) }
+            try OutputFile.check(RawPath(argument: output), replacing: force, inputs: inputs.map(RawPath.init(argument:)))
             let folder = (output as NSString).deletingLastPathComponent
             if !folder.isEmpty && !FileManager.default.fileExists(atPath: folder) {
                 throw CLIError.unreadable(output, "the folder \(folder) does not exist")
@@ -154,8 +156,8 @@ struct StreamRun {
         }
         let lines: StreamOutput
         if let jsonl {
-            if !force && FileManager.default.fileExists(atPath: jsonl) { throw AnnotationTargets.Error.exists(jsonl) }
-            lines = try StreamOutput(creating: jsonl)
+            let opened = try OutputFile.open(RawPath(argument: jsonl), replacing: force, inputs: inputs.map(RawPath.init(argument:)))
+            lines = StreamOutput(descriptor: opened, name: jsonl)
         } else {
             lines = annotatePipe ? .standardError : .standardOutput
         }

@@ -207,10 +207,7 @@ final class StreamSession: @unchecked Sendable {
                 Annotator.draw(detections, on: &image, names: names, classes: detector.classCount, ids: ids)
                 if frame.detect, let folder = targets.annotateTo {
                     let path = (folder as NSString).appendingPathComponent(String(format: "frame-%06d.jpg", frame.index))
-                    if !targets.force && FileManager.default.fileExists(atPath: path) {
-                        throw AnnotationTargets.Error.exists(path)
-                    }
-                    try image.write(to: path)
+                    try AtomicFile.write(try image.jpegData(quality: 90, name: path), to: RawPath(argument: path), replacing: targets.force)
                 }
                 if frame.detect && targets.annotatePipe { output.annotated = try image.jpegData(quality: 85, name: "frame \(frame.index)") }
                 try targets.video?.append(image, pts: frame.pts)

@@ -14,7 +14,12 @@ enum MethodTable {
         text += "layer  " + "method".padding(toLength: width, withPad: " ", startingAt: 0) + "  parameters MB\n"
         var total = 0, plain = 0
         for layer in model.layers {
-            guard let method = methods[layer.index] else { continue }
+            guard let method = methods[layer.index] else {
+                // Connected, local, batchnorm…: held as darknet stores them.
+                let stored = WeightsReader.parameterBytes(of: layer, in: model)
+                (total, plain) = (total + stored, plain + stored)
+                continue
+            }
             let bytes = model.parameterBytes(ofLayer: layer.index, method: method)
             total += bytes
             plain += model.parameterBytes(ofLayer: layer.index, method: .im2col)

@@ -42,23 +42,14 @@ struct SynthWeights: ParsableCommand {
         static let help = "Network input width and height (overrides [net]; it sizes [connected] layers)."
     }
 
-    enum Error: Swift.Error, CustomStringConvertible {
-        case exists(String)
-
-        var description: String {
-            switch self {
-            case .exists(let path): return "\(path) already exists (use --force to overwrite it)"
-            }
-        }
-    }
-
     func run() throws {
         do {
             let model = try ModelLoader(cfg: cfg, weights: nil, options: ModelOptions(size: size.size, strict: strict.strict)).model()
             let target = RawPath(argument: output)
-            if !force && target.exists { throw Error.exists(target.display) }
+            let inputs = [RawPath(argument: cfg)]
+            try OutputFile.check(target, replacing: force, inputs: inputs)
             let bytes = SyntheticWeights.bytes(for: model, seed: seed)
-            try AtomicFile.write(bytes, to: target)
+            try AtomicFile.write(bytes, to: target, replacing: force, inputs: inputs)
             let checksum = String(format: "%016llx", SyntheticWeights.fnv1a64(bytes))
             try StandardOutput.write("\(target.display): \(bytes.count) bytes, seed \(seed), FNV-1a 64 \(checksum)\n")
         } catch {
