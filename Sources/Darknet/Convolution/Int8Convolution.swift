@@ -50,8 +50,8 @@ struct Int8Convolution: ConvolutionRoute {
         case blocks
     }
 
-    /// Most outputs an image for which a layer takes the transposed product (13×13 and 19×19
-    /// grids, not 26×26: on 676 columns s8×s8 is as fast, docs/bench-log.md).
+    /// Most outputs an image for which a layer takes the transposed product: 13×13 and 19×19
+    /// grids, not 26×26, where the s8×s8 product on the output itself saves the workspace.
     static let transposedColumns = 512
 
     static func layout(_ g: ConvolutionGeometry) -> Layout {

@@ -25,7 +25,7 @@ final class DetectorInt8Tests: XCTestCase {
     }
 
     /// Every f32 detection (threshold 0.5) is found by int8 at threshold 0.25: the same class,
-    /// IoU at least 0.75, confidence within 0.1 (yolov3-tiny's confidences sit near 0.5, so a
+    /// IoU at least 0.75, confidence within 0.15 (yolov3-tiny's confidences sit near 0.5, so a
     /// threshold of 0.5 on both sides would count a 0.53 that became 0.48 as lost; the measured
     /// figures at equal thresholds are in docs/performance.md). Of the 13 convolutions the
     /// first and the two feeding the heads stay f32.
@@ -49,7 +49,7 @@ final class DetectorInt8Tests: XCTestCase {
                     continue
                 }
                 XCTAssertGreaterThanOrEqual(best.box.iou(detection.box), 0.75, "\(name): \(detection) moved to \(best)")
-                XCTAssertEqual(best.confidence, detection.confidence, accuracy: 0.1, "\(name): \(detection) against \(best)")
+                XCTAssertEqual(best.confidence, detection.confidence, accuracy: 0.15, "\(name): \(detection) against \(best)")
                 found += 1
             }
         }
