@@ -121,7 +121,7 @@ struct Int8Convolution: ConvolutionRoute {
     /// `run` in the workspace's bytes: the quantized input, then what the layout needs.
     private func run(_ io: ConvolutionIO, workspace quantized: UnsafeMutablePointer<Int8>, context: KernelContext,
                      timer: inout PhaseTimer?) {
-        let g = spec.group, geometry = spec.geometry
+        let geometry = spec.geometry
         let planeCount = io.images * geometry.height * geometry.width
         let scratch = quantized + Self.quantizedBytes(geometry, images: io.images)
         Quantization.quantize(io.input, count: geometry.channels * planeCount, into: quantized, input,
