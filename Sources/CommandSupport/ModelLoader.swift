@@ -11,7 +11,8 @@ package struct ModelLoader {
     /// The weights file; nil for a command that reads the cfg only or makes synthetic weights.
     package let weights: String?
     package let options: ModelOptions
-    /// `options`' workers, capped once, here, by `ThreadLimit` (which warns), and convolution methods.
+    /// `options`' workers, capped once, here, by `ThreadLimit` (which warns), and convolution
+    /// methods; f32 (`executionOptions()` adds the calibration of `--precision int8`).
     package let execution: ExecutionOptions
 
     package init(cfg: String, weights: String?, options: ModelOptions) {
@@ -22,12 +23,12 @@ package struct ModelLoader {
                                      convolutionAlgorithm: options.convolutionAlgorithm)
     }
 
-    /// The loader of a command that takes the model files, `--size`, `--strict`, `--threads`
-    /// and `--conv-algorithm` (`detect`, `map`, `valid`).
+    /// The loader of a command that takes the model files, `--size`, `--strict`, `--threads`,
+    /// `--conv-algorithm` and `--precision` (`detect`, `map`, `valid`).
     package init(_ files: ModelArguments, size: Int?, strict: Bool, engine: EngineOptions) {
         self.init(cfg: files.cfg, weights: files.weights,
                   options: ModelOptions(size: size, strict: strict, threads: engine.threads,
-                                        convolutionAlgorithm: engine.convolutionAlgorithm))
+                                        convolutionAlgorithm: engine.convolutionAlgorithm, calibration: engine.calibration))
     }
 
     /// The parsed cfg with its warnings reported; `weights` is read only to name swapped files.
@@ -37,27 +38,44 @@ package struct ModelLoader {
         return model
     }
 
-    /// `model` with its parameters from `weights`, prepared with `execution` for `batch` images.
-    /// A loader made without a weights file has none to prepare: calling this is a programming error.
+    /// `execution` with the precision `options` asks for: int8 on the calibration file read
+    /// here (`Calibration(contentsOf:)`: its errors name the file and field), else f32.
+    package func executionOptions() throws -> ExecutionOptions {
+        guard let calibration = options.calibration else { return execution }
+        var int8 = execution
+        int8.precision = .int8(try Calibration(contentsOf: calibration))
+        return int8
+    }
+
+    /// `model` with its parameters from `weights`, prepared with `executionOptions()` for `batch`
+    /// images. A loader made without a weights file has none to prepare: calling this is a
+    /// programming error.
     package func prepared(_ model: ModelDescription, batch: Int = 1) throws -> PreparedModel {
         guard let weights else { preconditionFailure("ModelLoader.prepared needs a weights file") }
-        return try ModelFiles.prepared(weights, for: model, options: execution, batch: batch)
+        return try ModelFiles.prepared(weights, for: model, options: executionOptions(), batch: batch)
     }
 
     /// A detector for `detect`, `stream`, `map` and `valid`: a cfg without a `[yolo]` or
     /// `[region]` layer is refused before its weights are read. `selection` gives the
     /// thresholds (without one, the cfg's darknet's default: `ModelDescription.defaultThreshold`),
-    /// NMS and input mapping; the input size and execution are the loader's.
+    /// NMS and input mapping; the input size and execution (with the precision) are the loader's.
     package func detector(_ selection: DetectorSelection) throws -> Detector {
-        let model = try model()
-        if !ModelFiles.isDetector(model) { throw ModelFiles.Error.notADetector(RawPath(argument: cfg).display) }
-        try ModelFiles.checkChannels(model, cfg: cfg)
+        let model = try detectorModel()
         var detection = selection.resolved(for: model)
         detection.width = options.size
         detection.height = options.size
-        detection.execution = execution
         let ready = try prepared(model)
+        detection.execution = ready.options
         return try ModelFiles.namingMemory(of: model, cfg: cfg) { try Detector(ready, options: detection) }
+    }
+
+    /// The cfg of a detector (`detect`, `stream`, `map`, `valid`, `calibrate`): one without a
+    /// `[yolo]` or `[region]` layer, or whose images the engine cannot read, is refused.
+    package func detectorModel() throws -> ModelDescription {
+        let model = try model()
+        if !ModelFiles.isDetector(model) { throw ModelFiles.Error.notADetector(RawPath(argument: cfg).display) }
+        try ModelFiles.checkChannels(model, cfg: cfg)
+        return model
     }
 
     /// A classifier for `classify`: a detector's cfg is refused before its weights are read;

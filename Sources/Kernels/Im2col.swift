@@ -24,6 +24,28 @@ package enum Im2col {
                                size: Int, stride: Int, pad: Int, strideY: Int? = nil, dilation: Int = 1,
                                outputRows: Range<Int>? = nil, channelStride: Int? = nil, rowPitch: Int? = nil,
                                into columns: UnsafeMutablePointer<Float>, threads: Int) {
+        unfoldElements(image, padding: 0, channels: channels, height: height, width: width, size: size, stride: stride,
+                       pad: pad, strideY: strideY, dilation: dilation, outputRows: outputRows, channelStride: channelStride,
+                       rowPitch: rowPitch, into: columns, threads: threads)
+    }
+
+    /// `unfold` of a quantized image (`Int8Convolution`): the same matrix of bytes, whose
+    /// pixels outside the image are `padding` (the quantized zero).
+    package static func unfold(_ image: UnsafePointer<Int8>, padding: Int8, channels: Int, height: Int, width: Int,
+                               size: Int, stride: Int, pad: Int, strideY: Int? = nil, dilation: Int = 1,
+                               outputRows: Range<Int>? = nil, channelStride: Int? = nil, rowPitch: Int? = nil,
+                               into columns: UnsafeMutablePointer<Int8>, threads: Int) {
+        unfoldElements(image, padding: padding, channels: channels, height: height, width: width, size: size,
+                       stride: stride, pad: pad, strideY: strideY, dilation: dilation, outputRows: outputRows,
+                       channelStride: channelStride, rowPitch: rowPitch, into: columns, threads: threads)
+    }
+
+    /// Both `unfold`s: elements of any type, `padding` outside the image.
+    @inline(__always)
+    private static func unfoldElements<Element>(_ image: UnsafePointer<Element>, padding: Element, channels: Int,
+                                                height: Int, width: Int, size: Int, stride: Int, pad: Int, strideY: Int?,
+                                                dilation: Int, outputRows: Range<Int>?, channelStride: Int?, rowPitch: Int?,
+                                                into columns: UnsafeMutablePointer<Element>, threads: Int) {
         let strideY = strideY ?? stride
         let extent = dilation * (size - 1) + 1
         let outHeight = (height + 2 * pad - extent) / strideY + 1
@@ -33,9 +55,9 @@ package enum Im2col {
         let rowLength = block.count * outWidth
         let plane = channelStride ?? height * width, pitch = rowPitch ?? rowLength
         Parallel.forChunks(of: rows, work: rows * rowLength, threads: threads) { range in
-            unfoldMatrixRows(range, image, height: height, width: width, size: size, stride: stride, strideY: strideY,
-                             pad: pad, dilation: dilation, outputRows: block, outWidth: outWidth, channelStride: plane,
-                             rowPitch: pitch, into: columns)
+            unfoldMatrixRows(range, image, padding: padding, height: height, width: width, size: size, stride: stride,
+                             strideY: strideY, pad: pad, dilation: dilation, outputRows: block, outWidth: outWidth,
+                             channelStride: plane, rowPitch: pitch, into: columns)
         }
     }
 
@@ -45,22 +67,22 @@ package enum Im2col {
                                size: Int, stride: Int, pad: Int, strideY: Int, dilation: Int,
                                outputRows: Range<Int>, channelStride: Int, into columns: UnsafeMutablePointer<Float>) {
         let outWidth = (width + 2 * pad - dilation * (size - 1) - 1) / stride + 1
-        unfoldMatrixRows(0..<(channels * size * size), image, height: height, width: width, size: size, stride: stride,
+        unfoldMatrixRows(0..<(channels * size * size), image, padding: 0, height: height, width: width, size: size, stride: stride,
                          strideY: strideY, pad: pad, dilation: dilation, outputRows: outputRows, outWidth: outWidth,
                          channelStride: channelStride, rowPitch: outputRows.count * outWidth, into: columns)
     }
 
     /// Matrix rows `rows` (each a channel and tap `(ky, kx)`), row `r` written at `columns + r·rowPitch`.
     @inline(__always)
-    private static func unfoldMatrixRows(_ rows: Range<Int>, _ image: UnsafePointer<Float>, height: Int, width: Int,
-                                         size: Int, stride: Int, strideY: Int, pad: Int, dilation: Int,
-                                         outputRows: Range<Int>, outWidth: Int, channelStride: Int, rowPitch: Int,
-                                         into columns: UnsafeMutablePointer<Float>) {
+    private static func unfoldMatrixRows<Element>(_ rows: Range<Int>, _ image: UnsafePointer<Element>, padding: Element,
+                                                  height: Int, width: Int, size: Int, stride: Int, strideY: Int, pad: Int,
+                                                  dilation: Int, outputRows: Range<Int>, outWidth: Int, channelStride: Int,
+                                                  rowPitch: Int, into columns: UnsafeMutablePointer<Element>) {
         for row in rows {
             let kx = row % size
             let ky = (row / size) % size
             let channel = row / size / size
-            unfoldRow(plane: image + channel * channelStride, height: height, width: width,
+            unfoldRow(plane: image + channel * channelStride, padding: padding, height: height, width: width,
                       kx: kx * dilation, ky: ky * dilation, stride: stride, strideY: strideY, pad: pad,
                       outputRows: outputRows, outWidth: outWidth, into: columns + row * rowPitch)
         }
@@ -71,9 +93,9 @@ package enum Im2col {
     /// `x = kx + ox·stride − pad`; it lies in `0..<width` exactly for `ox` in
     /// `firstValid..<lastValid` below. Row `oy` reads input row `ky + oy·strideY − pad`.
     @inline(__always)
-    private static func unfoldRow(plane: UnsafePointer<Float>, height: Int, width: Int, kx: Int, ky: Int,
-                                  stride: Int, strideY: Int, pad: Int, outputRows: Range<Int>, outWidth: Int,
-                                  into out: UnsafeMutablePointer<Float>) {
+    private static func unfoldRow<Element>(plane: UnsafePointer<Element>, padding: Element, height: Int, width: Int,
+                                           kx: Int, ky: Int, stride: Int, strideY: Int, pad: Int, outputRows: Range<Int>,
+                                           outWidth: Int, into out: UnsafeMutablePointer<Element>) {
         // x ≥ 0  ⇔  ox ≥ ceil((pad − kx) / stride);  x < width  ⇔  ox ≤ (width − 1 + pad − kx) / stride.
         let firstValid = pad > kx ? min(outWidth, (pad - kx + stride - 1) / stride) : 0
         let lastX = width - 1 + pad - kx
@@ -84,10 +106,10 @@ package enum Im2col {
             let y = ky + oy * strideY - pad
             let outRow = out + (oy - outputRows.lowerBound) * outWidth
             if y < 0 || y >= height || runLength == 0 {
-                outRow.update(repeating: 0, count: outWidth)
+                outRow.update(repeating: padding, count: outWidth)
                 continue
             }
-            if firstValid > 0 { outRow.update(repeating: 0, count: firstValid) }
+            if firstValid > 0 { outRow.update(repeating: padding, count: firstValid) }
             let source = plane + y * width + firstX
             let target = outRow + firstValid
             if stride == 1 && runLength >= 64 {
@@ -102,7 +124,7 @@ package enum Im2col {
             } else {
                 for i in 0..<runLength { target[i] = source[i * stride] }
             }
-            if lastValid < outWidth { (outRow + lastValid).update(repeating: 0, count: outWidth - lastValid) }
+            if lastValid < outWidth { (outRow + lastValid).update(repeating: padding, count: outWidth - lastValid) }
         }
     }
 

@@ -41,7 +41,7 @@ struct DarknetSwift: ParsableCommand {
         abstract: "Run Darknet YOLO models (.cfg + .weights) on the CPU.",
         version: version,
         subcommands: [Detect.self, Stream.self, Classify.self, Map.self, Valid.self, DarknetDetector.self, Summary.self, Benchmark.self,
-                      SynthWeights.self, Serve.self]
+                      Calibrate.self, SynthWeights.self, Serve.self]
     )
 
     /// As ArgumentParser's, except that usage errors exit with status 2 (the rule of every
@@ -70,12 +70,23 @@ struct DarknetSwift: ParsableCommand {
     }
 
     /// `darknet-swift 0.1.0 (commit abc1234)`, the Swift compiler that built it, the BLAS
-    /// library and the kernel it runs, and the packed kernel the engine drives (if any).
+    /// library and the kernel it runs, the packed kernel the engine drives (if any), and what
+    /// `--precision int8` runs on (oneDNN, its instruction set) or why it cannot.
     static func versionText() -> String {
         "darknet-swift \(version) (commit \(Machine.buildCommit()))\n"
             + "Swift: \(swiftVersion)\n"
             + "BLAS: \(BLAS.configuration.trimmingCharacters(in: .whitespaces)), core \(BLAS.coreName)\n"
             + (BLAS.coreNote.map { "BLAS core: \($0)\n" } ?? "")
             + "packed weights: \(BLAS.packedKernel ?? "none, cblas_sgemm only")\n"
+            + "int8: \(int8Line)\n"
+    }
+
+    /// What `--precision int8` runs on, or why it cannot.
+    private static var int8Line: String {
+        switch Precision.int8Support {
+        case .success(let support): support
+        case .failure(.unavailable(let reason)): "unavailable: \(reason)"
+        case .failure(let error): "unavailable: \(error)"
+        }
     }
 }

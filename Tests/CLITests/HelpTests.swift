@@ -29,20 +29,23 @@ final class HelpTests: XCTestCase {
     func testSummaryHelp() throws { try check(["summary", "--help"], snapshot: "help-summary.txt") }
     func testBenchmarkHelp() throws { try check(["benchmark", "--help"], snapshot: "help-benchmark.txt") }
     func testSynthWeightsHelp() throws { try check(["synth-weights", "--help"], snapshot: "help-synth-weights.txt") }
+    func testCalibrateHelp() throws { try check(["calibrate", "--help"], snapshot: "help-calibrate.txt") }
 
     /// `--version`: the version, the commit it was built from, the Swift compiler that built it
     /// (the one that built this test, in the same build), the BLAS library and core, why the core
-    /// is not OpenBLAS's own pick when it is not (`BLASCore`), and the packed kernel the engine drives.
+    /// is not OpenBLAS's own pick when it is not (`BLASCore`), the packed kernel the engine drives,
+    /// and what `--precision int8` runs on or why it cannot.
     func testVersion() throws {
         let result = try CLI.run(["--version"], environment: ["DARKNET_SWIFT_COMMIT": "abc1234"])
         XCTAssertEqual(result.status, 0)
         var lines = result.stdout.split(separator: "\n").map(String.init)
-        if lines.count == 5 {
+        if lines.count == 6 {
             XCTAssertTrue(lines[3].hasPrefix("BLAS core: OpenBLAS picked "), result.stdout)
             lines.remove(at: 3)
         }
-        XCTAssertEqual(lines.count, 4, result.stdout)
-        guard lines.count == 4 else { return }
+        XCTAssertEqual(lines.count, 5, result.stdout)
+        guard lines.count == 5 else { return }
+        XCTAssertTrue(lines[4].hasPrefix("int8: oneDNN ") || lines[4].hasPrefix("int8: unavailable: "), result.stdout)
         XCTAssertEqual(lines[0], "darknet-swift 0.1.0 (commit abc1234)")
         #if compiler(>=6.3) && !compiler(>=6.4)
         XCTAssertEqual(lines[1], "Swift: 6.3")

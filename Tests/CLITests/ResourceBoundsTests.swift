@@ -122,6 +122,7 @@ final class ResourceBoundsTests: XCTestCase {
         var reported = 0
         let deadline = Date().addingTimeInterval(120)
         while Date() < deadline && process.isRunning && reported < 100 {
+            // The failures only: the model's class-names warning is a line of stderr too.
             reported = (try? String(contentsOf: errors, encoding: .utf8))?.split(separator: "\n")
                 .filter { $0.hasSuffix(": no such file") }.count ?? 0
             usleep(20_000)

@@ -50,6 +50,9 @@ final class WeightsReaderTests: XCTestCase {
         case .winograd(let route): (route.weights + route.spec.biases).map(\.bitPattern)
         case .winogradStride2(let route): (route.weights + route.spec.biases).map(\.bitPattern)
         case .xnor(let route): (route.signs + route.means + route.spec.biases).map(\.bitPattern)
+        case .int8(let route):
+            route.weights.map { UInt32(UInt8(bitPattern: $0)) } + (route.scales + route.spec.biases).map(\.bitPattern)
+                + route.compensations.map { UInt32(bitPattern: $0) }
         }
     }
 

@@ -63,4 +63,38 @@ final class Im2colTests: XCTestCase {
             }
         }
     }
+
+    /// The unfold of quantized bytes (`Int8Convolution`): the same matrix, its border the
+    /// padding byte given. Compared through the float reference on the bytes' values + 1000
+    /// (never 0, so the reference's zero marks its border).
+    func testBytesMatchReference() {
+        var generator = SplitMix64(state: 9)
+        for threads in [1, 2] {
+            for c in Self.cases {
+                let extent = c.dilation * (c.size - 1) + 1
+                let outHeight = (c.height + 2 * c.pad - extent) / (c.strideY ?? c.stride) + 1
+                let outWidth = (c.width + 2 * c.pad - extent) / c.stride + 1
+                let count = c.channels * c.size * c.size * outHeight * outWidth
+                let image = (0..<(c.channels * c.height * c.width)).map { _ in Int8(truncatingIfNeeded: generator.next()) }
+                let shifted = image.map { Float($0) + 1000 }
+                var bytes = [Int8](repeating: 99, count: count)
+                var reference = [Float](repeating: .nan, count: count)
+                image.withUnsafeBufferPointer { i in
+                    bytes.withUnsafeMutableBufferPointer {
+                        Im2col.unfold(i.baseAddress!, padding: -77, channels: c.channels, height: c.height, width: c.width,
+                                      size: c.size, stride: c.stride, pad: c.pad, strideY: c.strideY, dilation: c.dilation,
+                                      into: $0.baseAddress!, threads: threads)
+                    }
+                }
+                shifted.withUnsafeBufferPointer { i in
+                    reference.withUnsafeMutableBufferPointer {
+                        Im2col.unfoldReference(i.baseAddress!, channels: c.channels, height: c.height, width: c.width,
+                                               size: c.size, stride: c.stride, pad: c.pad, strideY: c.strideY,
+                                               dilation: c.dilation, into: $0.baseAddress!)
+                    }
+                }
+                XCTAssertEqual(bytes, reference.map { $0 == 0 ? -77 : Int8($0 - 1000) }, "\(c), \(threads) threads")
+            }
+        }
+    }
 }

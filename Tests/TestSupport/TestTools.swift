@@ -28,3 +28,21 @@ public enum TestTools {
         return path
     }
 }
+
+extension TestTools {
+    /// The library `loaded` (`OneDNN.loaded`), or what a test throws when oneDNN, which the full
+    /// tier installs (`tools/test` runs `tools/install-deps --int8`), cannot be loaded: a skip
+    /// naming the reason in the fast tier, a recorded failure under `DARKNET_SWIFT_REQUIRE_DATA`.
+    public static func requireOneDNN<Library, Failure: CustomStringConvertible>(_ loaded: Result<Library, Failure>,
+                                                                                 file: StaticString = #filePath,
+                                                                                 line: UInt = #line) throws -> Library {
+        switch loaded {
+        case .success(let library): return library
+        case .failure(let reason):
+            let message = "int8 tests need oneDNN: \(reason)"
+            guard TestData.isRequired else { throw Skip.because(message, file: file, line: line) }
+            XCTFail("\(message); DARKNET_SWIFT_REQUIRE_DATA is set and tools/test installs it", file: file, line: line)
+            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: message])
+        }
+    }
+}

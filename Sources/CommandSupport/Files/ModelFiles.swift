@@ -49,7 +49,9 @@ package enum ModelFiles {
         guard let text = validUTF8(bytes) ?? String(bytes: bytes, encoding: .isoLatin1) else {
             throw CfgError.unreadable(file: path.display, reason: "not text")
         }
-        return try ModelDescription(text: text, file: path.display, width: width ?? height, height: height ?? width)
+        var model = try ModelDescription(text: text, file: path.display, width: width ?? height, height: height ?? width)
+        model.sourceSHA256 = SHA256.hex(bytes)
+        return model
     }
 
     /// `model` with its parameters from `weights`, prepared under `options` for `batch` images:

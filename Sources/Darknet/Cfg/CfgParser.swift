@@ -6,6 +6,11 @@ import Foundation
 public enum CfgParser {
     /// The sections of the cfg at `path`; a file over `maximumBytes` is an error (`ModelLimits.maximumCfgBytes`).
     public static func parse(contentsOf path: String, maximumBytes: Int = ModelLimits().maximumCfgBytes) throws -> [CfgSection] {
+        try parseFile(path, maximumBytes: maximumBytes).sections
+    }
+
+    /// `parse(contentsOf:)`, with the SHA-256 of the bytes read (`ModelDescription.sourceSHA256`).
+    static func parseFile(_ path: String, maximumBytes: Int) throws -> (sections: [CfgSection], sha256: String) {
         let bytes: [UInt8]
         do {
             // A regular file's size is known before reading it: a huge one is refused unread.
@@ -20,7 +25,7 @@ public enum CfgParser {
         guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
             throw CfgError.unreadable(file: path, reason: "not text")
         }
-        return try parse(text: text, file: path, maximumBytes: maximumBytes)
+        return (try parse(text: text, file: path, maximumBytes: maximumBytes), SHA256.hex(bytes))
     }
 
     public static func parse(text: String, file: String, maximumBytes: Int = ModelLimits().maximumCfgBytes) throws -> [CfgSection] {

@@ -36,6 +36,9 @@ public enum ConvolutionMethod: String, Sendable, Hashable, CaseIterable {
     /// AlexeyAB's XNOR convolution (`xnor=1`): signs of weights and inputs, scaled by the
     /// filter's mean |w| (`XnorConvolution`); the only method such a layer runs.
     case xnor
+    /// im2col + GEMM in 8-bit integers, for the layers a calibration marks
+    /// (`Precision.int8`, `Int8Convolution`).
+    case int8
 
     /// True for the Winograd methods.
     public var isWinograd: Bool { self == .winograd || self == .winogradStreamed || self == .winogradStride2 }
@@ -45,7 +48,7 @@ public enum ConvolutionMethod: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .winograd: 36
         case .winogradStride2: 25
-        case .gemm, .im2col, .im2colBands, .winogradStreamed, .xnor: 9
+        case .gemm, .im2col, .im2colBands, .winogradStreamed, .xnor, .int8: 9
         }
     }
 }

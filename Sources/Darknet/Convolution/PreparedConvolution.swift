@@ -11,13 +11,15 @@ import Kernels
 /// - `im2col`: darknet's im2col + GEMM, in blocks or in bands (`Im2colConvolution`);
 /// - `winograd`: F(4×4, 3×3), weights transformed at load or during each pass (`WinogradConvolution`);
 /// - `winogradStride2`: 3×3 stride-2 layers in 2×2 tiles (`WinogradStride2Convolution`);
-/// - `xnor`: AlexeyAB's XNOR convolutions (`XnorConvolution`).
+/// - `xnor`: AlexeyAB's XNOR convolutions (`XnorConvolution`);
+/// - `int8`: im2col + GEMM in 8-bit integers, for the layers a calibration marks (`Int8Convolution`).
 enum PreparedConvolution: Sendable {
     case gemm(PointwiseConvolution)
     case im2col(Im2colConvolution)
     case winograd(WinogradConvolution)
     case winogradStride2(WinogradStride2Convolution)
     case xnor(XnorConvolution)
+    case int8(Int8Convolution)
 
     /// `weights` (plain, folded) prepared for `method` on `layer`. A method the layer cannot
     /// run (Winograd on a layer of another shape, streamed without the packed kernel) falls back
@@ -34,6 +36,13 @@ enum PreparedConvolution: Sendable {
                 Self(transforming: $0, spec, method: method, conv: conv, options: options)
             }
         case .xnor: self = .xnor(XnorConvolution(spec, weights: weights.weights))
+        case .int8:
+            // The planner gives `int8` only to layers the calibration quantizes, and a prepared
+            // model is made with int8 only where oneDNN loaded (`Precision.check`).
+            guard let library = OneDNN.library,
+                  let input = options.precision.calibration?.quantization(ofLayer: layer.index, levels: library.activationLevels)
+            else { preconditionFailure("PreparedConvolution: layer \(layer.index) planned int8 without oneDNN or its calibration") }
+            self = .int8(weights.weights.withUnsafeBufferPointer { Int8Convolution(spec, weights: $0, input: input, library: library) })
         }
     }
 
@@ -73,9 +82,10 @@ enum PreparedConvolution: Sendable {
     /// The method `method` becomes on a layer that cannot run it.
     static func runnable(_ method: ConvolutionMethod, _ conv: Convolutional, kernels: KernelContext) -> ConvolutionMethod {
         if conv.xnor { return .xnor }
+        if method == .int8 { return .int8 }
         if conv.isPointwise { return .gemm }
         switch method {
-        case .gemm, .im2col, .im2colBands, .xnor:
+        case .gemm, .im2col, .im2colBands, .xnor, .int8:
             return .im2col
         case .winograd, .winogradStreamed:
             guard conv.winogradEligible else { return .im2col }
@@ -93,6 +103,7 @@ enum PreparedConvolution: Sendable {
         case .winograd(let route): route
         case .winogradStride2(let route): route
         case .xnor(let route): route
+        case .int8(let route): route
         }
     }
 
@@ -113,6 +124,7 @@ enum PreparedConvolution: Sendable {
         case .winograd, .winogradStreamed: WinogradConvolution.self
         case .winogradStride2: WinogradStride2Convolution.self
         case .xnor: XnorConvolution.self
+        case .int8: Int8Convolution.self
         }
         return route.workspaceCount(geometry, groups: conv.groups, context)
     }

@@ -15,6 +15,10 @@ public struct ModelDescription: Sendable {
     public let limits: ModelLimits
     /// The darknet the cfg was written for, and what in it says so (`DialectDecision.decide`).
     public let dialect: DialectDecision
+    /// SHA-256 of the cfg's bytes (of its text's UTF-8 when made from text), what a calibration
+    /// is checked against (`Calibration`); nil for a model made from sections. A caller that
+    /// read the file itself may set it from the bytes it read.
+    public var sourceSHA256: String?
 
     public var inputShape: TensorShape {
         TensorShape(channels: net.channels, height: net.height, width: net.width)
@@ -37,13 +41,15 @@ public struct ModelDescription: Sendable {
     }
 
     public init(contentsOf path: String, width: Int? = nil, height: Int? = nil, limits: ModelLimits = .init()) throws {
-        try self.init(sections: CfgParser.parse(contentsOf: path, maximumBytes: limits.maximumCfgBytes), file: path,
-                      width: width, height: height, limits: limits)
+        let (sections, sha256) = try CfgParser.parseFile(path, maximumBytes: limits.maximumCfgBytes)
+        try self.init(sections: sections, file: path, width: width, height: height, limits: limits)
+        sourceSHA256 = sha256
     }
 
     public init(text: String, file: String = "<cfg>", width: Int? = nil, height: Int? = nil, limits: ModelLimits = .init()) throws {
         try self.init(sections: CfgParser.parse(text: text, file: file, maximumBytes: limits.maximumCfgBytes), file: file,
                       width: width, height: height, limits: limits)
+        sourceSHA256 = SHA256.hex(Array(text.utf8))
     }
 
     public init(sections: [CfgSection], file: String, width: Int? = nil, height: Int? = nil,

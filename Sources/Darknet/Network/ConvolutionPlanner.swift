@@ -67,12 +67,28 @@ public struct ConvolutionPlanner: Sendable {
     /// parameters after the plain parameters, the activation arena, the workspace and
     /// `processReserveBytes`, but at least `winogradAllowance`; a layer whose workspace is larger
     /// than the others' pays for the growth too. So the choice depends on the input size.
+    ///
+    /// With `Precision.int8`, the layers its calibration marks `int8` run `int8` (`int8Layers`),
+    /// whatever the algorithm, and `auto` weighs only the others.
     public var methods: [ConvolutionMethod?] {
+        var methods: [ConvolutionMethod?]
         switch options.convolutionAlgorithm {
-        case .im2col: return plainMethods
-        case .winograd, .winogradStreamed: return winogradMethods
-        case .auto: return autoChoice().methods
+        case .im2col: methods = plainMethods
+        case .winograd, .winogradStreamed: methods = winogradMethods
+        case .auto: methods = autoChoice().methods
         }
+        for index in int8Layers { methods[index] = .int8 }
+        return methods
+    }
+
+    /// The convolutions that run in int8: those the calibration of `Precision.int8` marks
+    /// `int8` and that can (`Int8Convolution.runs`); none in f32.
+    public var int8Layers: Set<Int> {
+        guard let calibration = options.precision.calibration else { return [] }
+        return Set(calibration.int8Layers.filter { index in
+            guard index >= 0, index < model.layers.count, case .convolutional(let conv) = model.layers[index].kind else { return false }
+            return Int8Convolution.runs(conv, inputChannels: model.layers[index].input.channels)
+        })
     }
 
     /// True when twice the parameters bound `auto`'s choice: the budget refused a layer a method
@@ -112,6 +128,8 @@ public struct ConvolutionPlanner: Sendable {
     public func parameterBytes(ofLayer index: Int, method: ConvolutionMethod?) -> Int {
         guard case .convolutional(let conv) = model.layers[index].kind else { return 0 }
         let weights = conv.filters * conv.fanIn(inputChannels: model.layers[index].input.channels)
+        // int8: a byte a weight, and per filter its scale, its zero point's term and its bias.
+        if method == .int8 { return weights + 3 * conv.filters * MemoryLayout<Float>.stride }
         let held = weights * (method?.floatsPerKernel ?? 9) / 9
         return (held + conv.filters) * MemoryLayout<Float>.stride
     }
@@ -147,8 +165,12 @@ public struct ConvolutionPlanner: Sendable {
     private func autoChoice() -> (methods: [ConvolutionMethod?], bound: Bool) {
         let layers = model.layers
         var methods = plainMethods
+        let int8 = int8Layers
+        for index in int8 { methods[index] = .int8 }
         let candidates = layers.filter { layer in
-            guard case .convolutional(let conv) = layer.kind, layer.input.channels >= 16 else { return false }
+            guard case .convolutional(let conv) = layer.kind, layer.input.channels >= 16, !int8.contains(layer.index) else {
+                return false
+            }
             return conv.winogradEligible || conv.winogradStride2Eligible
         }
         let area = { (layer: Layer) in layer.output.height * layer.output.width }

@@ -21,16 +21,19 @@ public struct ExecutionOptions: Sendable, Hashable {
     public var usesPackedKernel: Bool
     /// The sizes the kernels cut their work into (tests make them small).
     public var blocking: Blocking
+    /// f32, or int8 on the layers a calibration marks (`Precision`).
+    public var precision: Precision
     /// Let OpenBLAS's direct kernel multiply where the engine would take it (AVX-512 cores);
     /// tests turn it off to run the packed routes it stands in for.
     var usesDirectKernel = true
 
     public init(threads: Int? = nil, convolutionAlgorithm: ConvolutionAlgorithm = .auto, usesPackedKernel: Bool = true,
-                blocking: Blocking = Blocking()) {
+                blocking: Blocking = Blocking(), precision: Precision = .f32) {
         self.threads = max(1, threads ?? min(GEMM.defaultThreads, Self.maximumThreads))
         self.convolutionAlgorithm = convolutionAlgorithm
         self.usesPackedKernel = usesPackedKernel
         self.blocking = blocking
+        self.precision = precision
     }
 
     /// What the kernels are told on every call.

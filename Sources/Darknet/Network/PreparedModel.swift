@@ -16,6 +16,7 @@ public struct PreparedModel: Sendable {
     public init(model: ModelDescription, weights: consuming ModelWeights, options: ExecutionOptions = .init(),
                 batch: Int = 1) throws {
         try Self.check(options)
+        try options.precision.check(model, weightsFile: "<values>", weightsSHA256: { nil })
         var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
         var layers = weights.layers
         for layer in model.layers {
@@ -31,6 +32,7 @@ public struct PreparedModel: Sendable {
                 batch: Int = 1) throws {
         try Self.check(options)
         let file = try MappedFile(path: path)
+        try options.precision.check(model, weightsFile: path, weightsSHA256: file.sha256)
         var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
         try builder.read(file.bytes, file: path, consumed: file.release(upTo:))
         self = try builder.build()
@@ -42,6 +44,7 @@ public struct PreparedModel: Sendable {
                  options: ExecutionOptions = .init(), batch: Int = 1) throws {
         try Self.check(options)
         let mapped = try MappedFile(descriptor: descriptor, name: file)
+        try options.precision.check(model, weightsFile: file, weightsSHA256: mapped.sha256)
         var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
         try builder.read(mapped.bytes, file: file, consumed: mapped.release(upTo:))
         self = try builder.build()
@@ -51,6 +54,7 @@ public struct PreparedModel: Sendable {
     public init(model: ModelDescription, weightsBytes bytes: UnsafeRawBufferPointer, file: String = "<weights>",
                 options: ExecutionOptions = .init(), batch: Int = 1) throws {
         try Self.check(options)
+        try options.precision.check(model, weightsFile: file, weightsSHA256: { SHA256.hex(bytes) })
         var builder = PreparedModelBuilder(model: model, options: options, batch: batch)
         try builder.read(bytes, file: file, consumed: { _ in })
         self = try builder.build()

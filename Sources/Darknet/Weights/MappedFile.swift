@@ -50,6 +50,20 @@ final class MappedFile {
         released = end
     }
 
+    /// The file's SHA-256 (what a calibration is checked against), read 8 MB at a time, each
+    /// piece's pages dropped once hashed, so hashing never holds the whole file.
+    func sha256() -> String {
+        guard let base = bytes.baseAddress else { return SHA256.hex([]) }
+        var hasher = SHA256()
+        let piece = 8 << 20
+        for start in stride(from: 0, to: bytes.count, by: piece) {
+            let count = min(piece, bytes.count - start)
+            hasher.update(UnsafeRawBufferPointer(start: base + start, count: count))
+            _ = madvise(UnsafeMutableRawPointer(mutating: base) + start, count / Self.pageSize * Self.pageSize, MADV_DONTNEED)
+        }
+        return hasher.finish()
+    }
+
     deinit {
         if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
     }

@@ -86,9 +86,9 @@ struct Benchmark: ParsableCommand {
         let batch = batch.batch
         let loader = ModelLoader(cfg: cfg, weights: weights,
                                  options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
-                                                       convolutionAlgorithm: engine.convolutionAlgorithm))
-        let options = loader.execution
+                                                       convolutionAlgorithm: engine.convolutionAlgorithm, calibration: engine.calibration))
         let model = try loader.model()
+        let options = try loader.executionOptions()
         // Read as `detect` reads: each convolution prepared for its method as it is read.
         let prepared: PreparedModel
         let weightsSource: String
@@ -115,11 +115,13 @@ struct Benchmark: ParsableCommand {
         let input = Array((0..<batch).map { _ in image }.joined())
         let measured = try BenchmarkResult.measure(network: network, input: input, single: single.map { ($0, image) },
                                                    runs: runs, warmup: warmup)
-        let result = BenchmarkResult(machine: .current(options, peakGflops: peakGflops), cfg: cfg, width: model.net.width,
+        var result = BenchmarkResult(machine: .current(options, peakGflops: peakGflops), cfg: cfg, width: model.net.width,
                                      height: model.net.height, weights: weightsSource, warmup: warmup, batch: batch,
                                      rows: measured.rows, endToEnd: measured.endToEnd,
                                      layerSums: measured.layerSums, singleEndToEnd: measured.single,
                                      loadSeconds: loadSeconds, load: measured.load)
+        result.precision = options.precision.name
+        result.calibration = engine.calibration
         let rows = sort == .time ? result.rows.sorted { ($0.median, $1.layer.index) > ($1.median, $0.layer.index) } : result.rows
         switch format {
         case .table: try StandardOutput.write(BenchmarkTable.render(result, rows: rows))

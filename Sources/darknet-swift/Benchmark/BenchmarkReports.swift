@@ -16,6 +16,11 @@ enum BenchmarkTable {
         if let note = m.blasCoreNote { text += "blas core \(note)\n" }
         text += "weights   \(result.weights)"
             + (result.isSynthetic ? ": no weights file given, deterministic random weights (same speed as real ones)\n" : "\n")
+        if let calibration = result.calibration {
+            let int8 = result.rows.filter { $0.method == .int8 }.count
+            let convolutions = result.rows.filter { $0.method != nil }.count
+            text += "precision \(result.precision), calibration \(calibration): \(int8) of \(convolutions) convolutions int8\n"
+        }
         text += String(format: "load      %.1f ms reading the weights (folding batch norm, Winograd transforms)\n",
                        result.loadSeconds * 1000)
         text += "runs      \(result.runs) after \(result.warmup) warm-up; each run is one plain forward (end-to-end) "
@@ -178,7 +183,8 @@ enum BenchmarkJSON {
             return text + "}"
         }
         return "{\"machine\":{\(machine)},\"cfg\":\(q(result.cfg)),\"width\":\(result.width),\"height\":\(result.height),"
-            + "\"weights\":\(q(result.weights)),\"runs\":\(result.runs),\"warmup\":\(result.warmup),"
+            + "\"weights\":\(q(result.weights)),\"precision\":\(q(result.precision)),"
+            + (result.calibration.map { "\"calibration\":\(q($0))," } ?? "") + "\"runs\":\(result.runs),\"warmup\":\(result.warmup),"
             + "\"layers\":[\(layers.joined(separator: ","))],"
             + "\"totalBflops\":\(n(result.totalBflops)),\"endToEndMedianMs\":\(n(result.endToEndMedian * 1000)),"
             + "\"endToEndP90Ms\":\(n(result.endToEndP90 * 1000)),\"sumOfLayersMs\":\(n(result.sumOfLayers * 1000)),"

@@ -36,6 +36,9 @@ struct BenchmarkResult {
     var warmup: Int
     /// Images per forward pass (every time is per pass of the whole batch).
     var batch: Int = 1
+    /// `f32`, or `int8` with the calibration file (`--precision`).
+    var precision = "f32"
+    var calibration: String?
     var rows: [BenchmarkRow]
     /// Seconds of each plain `forward` (one per run).
     var endToEnd: [Double]

@@ -67,6 +67,8 @@ struct Stream: ParsableCommand {
 
     @OptionGroup var threads: ThreadsOption
 
+    @OptionGroup var arithmetic: PrecisionOption
+
     @Flag(help: "No summary on stderr.")
     var quiet = false
 
@@ -120,7 +122,8 @@ struct Stream: ParsableCommand {
         run.quiet = quiet
         try run.run {
             let loader = ModelLoader(cfg: files.cfg, weights: files.weights,
-                                     options: ModelOptions(size: size.size, threads: threads.threads))
+                                     options: ModelOptions(size: size.size, threads: threads.threads,
+                                                           calibration: arithmetic.calibrationFile))
             let detector = try loader.detector(detection.detectorOptions)
             let names = try loader.classNames(detection.names, classes: detector.classCount)
             return (detector, names, try detection.filter(names: names))

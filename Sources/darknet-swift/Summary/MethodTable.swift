@@ -1,13 +1,15 @@
 import Darknet
 import Foundation
 
-/// `summary --methods`: how each convolution computes under a `--conv-algorithm` and the
-/// parameter memory it holds, after darknet's table; then the memory totals and the OpenBLAS
-/// kernel driven with packed weights, if any (`auto`'s choice depends on it).
+/// `summary --methods`: how each convolution computes under a `--conv-algorithm` (and, with
+/// `--precision int8`, which run `int8`, as the calibration marks them) and the parameter
+/// memory it holds, after darknet's table; then the memory totals and the OpenBLAS kernel
+/// driven with packed weights, if any (`auto`'s choice depends on it).
 enum MethodTable {
     static func render(_ model: ModelDescription, options: ExecutionOptions) -> String {
         let methods = model.convolutionMethods(options)
-        var text = "\nconvolutions with --conv-algorithm \(options.convolutionAlgorithm.rawValue):\n"
+        let precision = options.precision.calibration == nil ? "" : " --precision \(options.precision.name)"
+        var text = "\nconvolutions with --conv-algorithm \(options.convolutionAlgorithm.rawValue)\(precision):\n"
         let width = max(11, methods.compactMap { $0?.rawValue.count }.max() ?? 0)
         text += "layer  " + "method".padding(toLength: width, withPad: " ", startingAt: 0) + "  parameters MB\n"
         var total = 0, plain = 0
@@ -25,8 +27,10 @@ enum MethodTable {
             text += String(format: "%5d  ", layer.index) + name + String(format: "  %13.3f\n", Double(bytes) / 1e6)
         }
         let count = methods.compactMap { $0 }.filter { $0.isWinograd }.count
-        text += String(format: "total %.1f MB of parameters (%.1f MB as darknet stores them); %d Winograd layers\n",
+        let int8 = methods.filter { $0 == .int8 }.count
+        text += String(format: "total %.1f MB of parameters (%.1f MB as darknet stores them); %d Winograd layers",
                        Double(total) / 1e6, Double(plain) / 1e6, count)
+        text += options.precision.calibration == nil ? "\n" : ", \(int8) int8 layers\n"
         text += String(format: "activations %.1f MB, workspace %.1f MB (one image)\n",
                        Double(model.activationBytes()) / 1e6, Double(model.workspaceBytes(methods: methods, options: options)) / 1e6)
         // What `auto` chooses depends on it (`ModelDescription.convolutionMethods`).

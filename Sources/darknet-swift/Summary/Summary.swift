@@ -17,6 +17,8 @@ struct Summary: ParsableCommand {
 
     @OptionGroup var convolution: ConvolutionAlgorithmOption<PlansConvolutions>
 
+    @OptionGroup var arithmetic: PrecisionOption
+
     @OptionGroup var strict: StrictOption
 
     /// `summary`'s `--size` words; any size the engine reads (a detector's cfg then says
@@ -34,10 +36,13 @@ struct Summary: ParsableCommand {
         do {
             let loader = ModelLoader(cfg: cfg, weights: nil,
                                      options: ModelOptions(size: size.size, strict: strict.strict,
-                                                           convolutionAlgorithm: convolution.convAlgorithm))
+                                                           convolutionAlgorithm: convolution.convAlgorithm,
+                                                           calibration: arithmetic.calibrationFile))
             let model = try loader.model()
+            let options = try loader.executionOptions()
+            try options.precision.calibration?.check(cfgOf: model)
             try StandardOutput.write(LayerTable.render(model) + Self.choices(model))
-            if methods { try StandardOutput.write(MethodTable.render(model, options: loader.execution)) }
+            if methods { try StandardOutput.write(MethodTable.render(model, options: options)) }
         } catch {
             throw conclude(error)
         }
