@@ -9,8 +9,9 @@ struct Calibrate: ParsableCommand {
         abstract: "Make the calibration file --precision int8 runs on, from your own images.",
         discussion: """
         Runs the f32 network on the images (files or folders of .jpg/.jpeg/.png, in the order \
-        given, each folder's files sorted) three times: each convolution's input range, its \
-        histogram, and the error of the layer in int8 on the f32 network's input to it. Each \
+        given, each folder's files sorted; or --data's train= list) three times: each \
+        convolution's input range, its histogram, and the error of the layer in int8 on the \
+        f32 network's input to it. Each \
         range is chosen by --method: percentile (the default: the (100 − P)% smallest and \
         largest values left out, P = --percentile) or entropy (the upper end where the \
         quantized histogram differs least from the original, in Kullback-Leibler divergence). \
@@ -22,6 +23,7 @@ struct Calibrate: ParsableCommand {
 
         EXAMPLES:
           darknet-swift calibrate yolov3.cfg yolov3.weights photos/ -o yolov3.calib
+          darknet-swift calibrate --data obj.data obj.cfg obj.weights -o obj.calib
           darknet-swift detect yolov3.cfg yolov3.weights dog.jpg --precision int8 --calibration yolov3.calib
         """
     )
@@ -30,6 +32,9 @@ struct Calibrate: ParsableCommand {
 
     @Argument(help: "Calibration images: files, or folders of .jpg/.jpeg/.png files.")
     var images: [String] = []
+
+    @Option(help: ArgumentHelp("A darknet .data file whose train= list gives the images (instead of IMAGES).", valueName: "file"))
+    var data: String?
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("The calibration file to write.", valueName: "file"))
     var output: String
@@ -53,7 +58,8 @@ struct Calibrate: ParsableCommand {
     @OptionGroup var strict: StrictOption
 
     func validate() throws {
-        if images.isEmpty { throw ValidationError("give at least one calibration image (a file or a folder)") }
+        if images.isEmpty && data == nil { throw ValidationError("give at least one calibration image (a file or a folder), or --data FILE") }
+        if !images.isEmpty && data != nil { throw ValidationError("give calibration images or --data, not both") }
         if !(50..<100).contains(percentile) { throw ValidationError("--percentile must be in 50..<100, got \(percentile)") }
         if !(maxError > 0) || !maxError.isFinite { throw ValidationError("--max-error must be positive, got \(maxError)") }
     }
@@ -61,7 +67,7 @@ struct Calibrate: ParsableCommand {
     func run() throws {
         do {
             let target = RawPath(argument: output)
-            let inputs = ([files.cfg, files.weights] + images).map(RawPath.init(argument:))
+            let inputs = ([files.cfg, files.weights] + images + (data.map { [$0] } ?? [])).map(RawPath.init(argument:))
             try OutputFile.check(target, replacing: force, inputs: inputs)
             let loader = ModelLoader(cfg: files.cfg, weights: files.weights,
                                      options: ModelOptions(size: size.size, strict: strict.strict, threads: threads.threads))
@@ -80,9 +86,16 @@ struct Calibrate: ParsableCommand {
         }
     }
 
-    /// The images named, folders expanded (their image files, sorted); a folder that cannot be
-    /// listed, or one without images, is an error.
+    /// The images named, folders expanded (their image files, sorted), or the `--data` file's
+    /// `train=` list (read as `map` reads its `valid=` list); a folder that cannot be listed, or
+    /// one without images, is an error.
     func imagePaths() throws -> [RawPath] {
+        if let data {
+            let list = try DataFileOptions.read(data).existingPath("train", for: "calibrate's images")
+            let paths = try DataSetArguments.lines(list)
+            if paths.isEmpty { throw Problem.noImages(list) }
+            return paths
+        }
         let source = try InputSource(paths: images.map(RawPath.init(argument:)), list: nil, recursive: false)
         var paths: [RawPath] = []
         for event in source {
