@@ -58,6 +58,10 @@ struct Stream: ParsableCommand {
     @Option(help: "Write the JSON lines to this file.")
     var jsonl: String?
 
+    @Option(help: ArgumentHelp("Serve the annotated frames (/mjpeg) and the newest JSON record (/json) over HTTP while the source runs, on 127.0.0.1:PORT or HOST:PORT.",
+                               valueName: "[HOST:]PORT"))
+    var http: [String] = []
+
     @Flag(help: "Overwrite an existing --jsonl or --output file and frame files in --annotate-to.")
     var force = false
 
@@ -79,6 +83,7 @@ struct Stream: ParsableCommand {
     }
 
     func validate() throws {
+        if Set(http).count > 1 { throw ValidationError("--http given with different values (\(http.joined(separator: ", "))): one port serves /mjpeg and /json") }
         if let video {
             if input.raw != nil { throw ValidationError("--raw is for frames on stdin, not for a source (\(video))") }
             if input.reconnect && !video.isLive {
@@ -118,6 +123,7 @@ struct Stream: ParsableCommand {
         run.annotateTo = annotateTo
         run.annotatePipe = annotatePipe
         run.jsonl = jsonl
+        run.http = http.first
         run.force = force
         run.quiet = quiet
         try run.run {

@@ -42,6 +42,8 @@ struct StreamRun {
     var annotateTo: String?
     var annotatePipe = false
     var jsonl: String?
+    /// `--http [HOST:]PORT`: the annotated frames and the newest record over HTTP (`PreviewServer`).
+    var http: String?
     /// The files the run reads (the cfg and the weights): no output may overwrite them, even with `force`.
     var inputs: [String] = []
     var force = false
@@ -70,7 +72,9 @@ struct StreamRun {
             _ = fail(error)
             throw ExitCode(2)
         }
+        session.targets.preview?.serve()
         var summary = session.run(drop: drops)
+        session.targets.preview?.stop()
         summary.reconnections = source.reconnections()
         try report(summary)
     }
@@ -161,7 +165,9 @@ struct StreamRun {
         } else {
             lines = annotatePipe ? .standardError : .standardOutput
         }
-        return StreamTargets(lines: lines, format: format, annotateTo: annotateTo, annotatePipe: annotatePipe, force: force, video: video)
+        let preview = try http.map { try PreviewServer($0) }
+        return StreamTargets(lines: lines, format: format, annotateTo: annotateTo, annotatePipe: annotatePipe, force: force, video: video,
+                             preview: preview)
     }
 
     static let outputNeedsVideo = "--output needs a video source with a frame rate (a file, camera or stream URL); "

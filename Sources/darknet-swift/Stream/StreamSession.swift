@@ -8,7 +8,7 @@ import YOLO
 
 /// Where `stream` writes: each frame's record to `lines` in `format`; annotated frames into
 /// `annotateTo` as `frame-NNNNNN.jpg` (an existing file only with `force`), to stdout as MJPEG
-/// (`annotatePipe`) and into the `video` file.
+/// (`annotatePipe`), into the `video` file, and to `preview`'s HTTP clients.
 struct StreamTargets {
     var lines: StreamOutput
     var format: StreamLines = .json
@@ -16,6 +16,7 @@ struct StreamTargets {
     var annotatePipe: Bool
     var force: Bool
     var video: AnnotatedVideo?
+    var preview: PreviewServer?
 }
 
 /// `stream`'s loop: a reader thread takes frames from the source, leaves out those
@@ -42,6 +43,8 @@ final class StreamSession: @unchecked Sendable {
     private var summary: StreamSummary
     /// The detections (and ids) of the last detected frame, drawn on the frames sampling left out.
     private var latest: (detections: [Detection], ids: [Int]?) = ([], nil)
+    /// The last detected frame's JSON record, for `targets.preview`.
+    private var lastRecord: String?
     /// Shared with the reader thread: frames it dropped or left out, and the error that ended the stream.
     private let droppedLock = NSLock()
     private var dropped = 0
@@ -201,8 +204,9 @@ final class StreamSession: @unchecked Sendable {
                                                 skipped: sampler.isSampling ? frame.skippedBefore : nil,
                                                 seconds: Double(now - start) / 1e9, detections: detections, ids: ids)
                 output.line = targets.format.render(record, names: names)
+                if targets.preview != nil { lastRecord = StreamLines.json.render(record, names: names) }
             }
-            let annotatesFrame = frame.detect && (targets.annotateTo != nil || targets.annotatePipe)
+            let annotatesFrame = frame.detect && (targets.annotateTo != nil || targets.annotatePipe || targets.preview != nil)
             if annotatesFrame || targets.video != nil {
                 Annotator.draw(detections, on: &image, names: names, classes: detector.classCount, ids: ids)
                 if frame.detect, let folder = targets.annotateTo {
@@ -211,6 +215,9 @@ final class StreamSession: @unchecked Sendable {
                 }
                 if frame.detect && targets.annotatePipe { output.annotated = try image.jpegData(quality: 85, name: "frame \(frame.index)") }
                 try targets.video?.append(image, pts: frame.pts)
+            }
+            if frame.detect, let preview = targets.preview, let record = lastRecord {
+                preview.publish(jpeg: try image.jpegData(quality: 80, name: "frame \(frame.index)"), json: record)
             }
             if frame.detect { summary.processed += 1 }
         } catch let error as VideoError {
