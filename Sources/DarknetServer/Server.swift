@@ -25,6 +25,25 @@ package struct Server: Sendable {
         self.logger = logger
     }
 
+    /// The routes' paths with the method each takes: asked with another method, a path is 405
+    /// `method_not_allowed` (Hummingbird's router alone answers 404 for it).
+    static let methods: [(path: String, method: HTTPRequest.Method)] = [
+        ("/v1/models/:name/detect", .post), ("/v1/models/:name/classify", .post),
+        ("/v2/models/:name/infer", .post), ("/v2/models/:name/versions/:version/infer", .post),
+        ("/v2/health/live", .get), ("/v2/health/ready", .get), ("/v2", .get), ("/v2/models", .get),
+        ("/v2/models/:name", .get), ("/v2/models/:name/ready", .get), ("/", .get), ("/metrics", .get),
+    ]
+
+    static func refuseOtherMethods(on router: Router<ServerContext>) {
+        for (path, method) in methods {
+            for other in [HTTPRequest.Method.get, .post, .put, .delete, .patch] where other != method {
+                router.on(RouterPath(path), method: other) { _, _ -> Response in
+                    throw ServerError.methodNotAllowed("\(path) takes \(method.rawValue), not \(other.rawValue)")
+                }
+            }
+        }
+    }
+
     /// Runs until drained; throws when the address cannot be bound.
     package func run() async throws {
         let metrics = ServerMetrics()
@@ -37,6 +56,7 @@ package struct Server: Sendable {
         DetectRoutes(state: state, reader: reader, runner: runner).add(to: router)
         InferenceRoutes(state: state, reader: reader, runner: runner).add(to: router)
         PageRoutes(state: state).add(to: router)
+        Self.refuseOtherMethods(on: router)
         let host = settings.host
         let app = Application(
             router: router,

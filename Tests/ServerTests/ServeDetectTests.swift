@@ -102,4 +102,21 @@ final class ServeDetectTests: XCTestCase {
         XCTAssertEqual(Self.comparable(answer.text), Self.comparable(expected))
         XCTAssertTrue(answer.text.contains("\"name\":\"dog\""), answer.text)
     }
+
+    /// `--model NAME=CFG,WEIGHTS,FILE.data`: the names come from the `.data` file's `names=`
+    /// (as `detect --data` reads them), and its `classes=` is checked against the model.
+    func testADataFileGivesTheNames() throws {
+        let models = try ServeModels(self)
+        let data = models.folder.appendingPathComponent("obj.data").path
+        try "classes = 1\nnames = \(models.names)\n".write(toFile: data, atomically: true, encoding: .utf8)
+        let server = try ServeProcess(["--model", "cheap=\(models.detectorCfg),\(models.detectorWeights),\(data)"], testCase: self)
+        try server.waitReady()
+        let photo = try models.photo("c.png", seed: 1)
+        let expected = Self.comparable(try Self.cli(["detect", models.detectorCfg, models.detectorWeights, photo, "--data", data,
+                                                     "--format", "jsonl", "--thresh", "0.1"]))
+        let answer = try Curl.post(server.base + "/v1/models/cheap/detect?thresh=0.1", file: photo)
+        XCTAssertEqual(answer.status, 200, answer.text)
+        XCTAssertEqual(Self.comparable(answer.text), expected)
+        XCTAssertTrue(answer.text.contains("\"name\":\"thing\""), answer.text)
+    }
 }

@@ -106,4 +106,37 @@ final class ServeErrorTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 2, text)
         XCTAssertTrue(text.contains("darknet-swift-serve") && text.contains("NAME=CFG"), text)
     }
+
+    /// A known path asked with another method is 405 `method_not_allowed`, naming the method
+    /// it takes; a body that stops arriving is 408 `body_timeout` after `--body-timeout`.
+    func testWrongMethodsAndStalledBodies() throws {
+        let models = try ServeModels(self)
+        let server = try ServeProcess(models.arguments + ["--body-timeout", "1"], testCase: self)
+        try server.waitReady()
+        assertError(try Curl.get(server.base + "/v1/models/cheap/detect"), 405, "method_not_allowed", mentioning: "takes POST")
+        assertError(try Curl.run(["-X", "DELETE", server.base + "/v2/models/cheap/infer"]), 405, "method_not_allowed")
+        assertError(try Curl.run(["-X", "POST", server.base + "/v2/health/live"]), 405, "method_not_allowed", mentioning: "takes GET")
+
+        // Three bytes of a thousand announced, then nothing.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(server.port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        XCTAssertTrue(connected)
+        let head = "POST /v1/models/cheap/detect HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 1000\r\n\r\nabc"
+        _ = Array(head.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(fd, &buffer, buffer.count, 0)
+        let answer = String(decoding: buffer[0..<max(0, count)], as: UTF8.self)
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408"), answer)
+        XCTAssertTrue(answer.contains("\"code\":\"body_timeout\""), answer)
+        XCTAssertFalse(server.log.contains("status=500"), server.log)
+    }
 }
