@@ -13,6 +13,30 @@ final class ServeLifecycleTests: XCTestCase {
         extra + ["--data-binary", "@" + photo, server.base + "/v1/models/slow/detect"]
     }
 
+    /// While its models load the server is live but not ready: the weights come from a FIFO
+    /// that no one writes yet, so the load waits in its open(2). Ready and a detect answer 503
+    /// (`{"ready":false}`, and `not_ready`); once the test writes the weights into the FIFO, 200.
+    func testNotReadyWhileLoading() throws {
+        let models = try ServeModels(self)
+        let fifo = models.folder.appendingPathComponent("cheap-weights.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let server = try ServeProcess(["--model", "cheap=\(models.detectorCfg),\(fifo),\(models.names)"], testCase: self)
+        let photo = try models.photo("p.png", seed: 1)
+        XCTAssertEqual(try Curl.get(server.base + "/v2/health/live").status, 200)
+        let ready = try Curl.get(server.base + "/v2/health/ready")
+        XCTAssertEqual(ready.status, 503, ready.text)
+        XCTAssertEqual(ready.json["ready"] as? Bool, false, ready.text)
+        let early = try Curl.post(server.base + "/v1/models/cheap/detect", file: photo)
+        XCTAssertEqual(early.status, 503, early.text)
+        XCTAssertEqual(early.json["code"] as? String, "not_ready", early.text)
+
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: fifo))
+        handle.write(try Data(contentsOf: URL(fileURLWithPath: models.detectorWeights)))
+        try handle.close()
+        try server.waitReady(timeout: 60)
+        XCTAssertEqual(try Curl.post(server.base + "/v1/models/cheap/detect", file: photo).status, 200)
+    }
+
     func testSIGTERMAnswersEveryAcceptedRequestThenExitsZero() throws {
         let models = try ServeModels(self)
         let server = try ServeProcess(models.slowArguments() + ["--max-batch", "1"], testCase: self)
