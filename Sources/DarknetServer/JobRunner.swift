@@ -40,6 +40,8 @@ package struct JobRunner: Sendable {
     package func run(_ job: InferenceQueue.Job, on model: ServedModel, deadline: UInt64,
                      channel: any Channel) async throws -> InferenceQueue.Answer {
         let milliseconds = settings.deadlineMilliseconds
+        // Passed already (decoding took the whole budget): answered here, never queued.
+        guard DispatchTime.now().uptimeNanoseconds < deadline else { throw ServerError.deadlineExceeded(milliseconds: milliseconds) }
         let work = Task { () throws -> InferenceQueue.Answer in
             try await withThrowingTaskGroup(of: InferenceQueue.Answer?.self) { group in
                 group.addTask { try await model.queue.submit(job, deadline: deadline) }
