@@ -11,27 +11,10 @@ final class StreamHTTPTests: XCTestCase {
     /// One HTTP exchange on 127.0.0.1:`port`: the request sent, then up to `limit` bytes read
     /// until the server closes or `seconds` pass.
     func exchange(_ port: UInt16, _ request: String, limit: Int = 1 << 20, seconds: Int = 10) -> [UInt8] {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard let fd = Loopback.connect(port, timeout: seconds) else { return [] }
         defer { close(fd) }
-        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard connected else { return [] }
-        _ = Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while received.count < limit {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received += buffer[0..<count]
-        }
-        return received
+        Loopback.send(fd, request)
+        return Loopback.receive(fd, limit: limit)
     }
 
     func get(_ port: UInt16, _ path: String, method: String = "GET") -> String {

@@ -173,14 +173,8 @@ final class StreamVideoTests: XCTestCase {
 
     /// Whether a TCP connection to 127.0.0.1:`port` is accepted.
     static func accepts(_ port: UInt16) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        guard let fd = Loopback.connect(port) else { return false }
+        close(fd)
+        return true
     }
 }

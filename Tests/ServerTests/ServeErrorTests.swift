@@ -62,49 +62,39 @@ final class ServeErrorTests: XCTestCase {
         XCTAssertEqual(try Curl.get(server.base + "/v2/health/ready").status, 200)
     }
 
-    func testBadOptionsAreUsageErrors() throws {
-        for (arguments, words) in [([String](), "--model"), (["--model", "x"], "NAME=CFG"), (["--model", "../a=b,c"], "name"),
-                                   (["--model", "a=b,c", "--max-batch", "0"], "--max-batch")] {
-            let process = Process()
-            process.executableURL = ServeProcess.binary
-            process.arguments = arguments
-            let err = Pipe()
-            process.standardError = err
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
-            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            XCTAssertEqual(process.terminationStatus, 2, text)
-            XCTAssertTrue(text.contains(words), text)
-        }
-        // A missing weights file: one line naming it, status 2.
-        let models = try ServeModels(self)
+    /// `program`'s exit status and standard error for `arguments` (its stdout dropped).
+    func run(_ program: URL, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
         let process = Process()
-        process.executableURL = ServeProcess.binary
-        process.arguments = ["--model", "m=\(models.detectorCfg),/nonexistent.weights", "--port", "0"]
+        process.executableURL = program
+        process.arguments = arguments
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 2, text)
-        XCTAssertTrue(text.contains("/nonexistent.weights"), text)
+        return (process.terminationStatus, text)
+    }
+
+    func testBadOptionsAreUsageErrors() throws {
+        for (arguments, words) in [([String](), "--model"), (["--model", "x"], "NAME=CFG"), (["--model", "../a=b,c"], "name"),
+                                   (["--model", "a=b,c", "--max-batch", "0"], "--max-batch")] {
+            let result = try run(ServeProcess.binary, arguments)
+            XCTAssertEqual(result.status, 2, result.stderr)
+            XCTAssertTrue(result.stderr.contains(words), result.stderr)
+        }
+        // A missing weights file: one line naming it, status 2.
+        let models = try ServeModels(self)
+        let missing = try run(ServeProcess.binary, ["--model", "m=\(models.detectorCfg),/nonexistent.weights", "--port", "0"])
+        XCTAssertEqual(missing.status, 2, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("/nonexistent.weights"), missing.stderr)
     }
 
     /// `darknet-swift serve` runs the server binary beside it with its arguments.
     func testTheCLIServeCommandRunsTheServer() throws {
-        let process = Process()
-        process.executableURL = ServeProcess.cli
-        process.arguments = ["serve", "--model", "x"]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 2, text)
-        XCTAssertTrue(text.contains("darknet-swift-serve") && text.contains("NAME=CFG"), text)
+        let result = try run(ServeProcess.cli, ["serve", "--model", "x"])
+        XCTAssertEqual(result.status, 2, result.stderr)
+        XCTAssertTrue(result.stderr.contains("darknet-swift-serve") && result.stderr.contains("NAME=CFG"), result.stderr)
     }
 
     /// A known path asked with another method is 405 `method_not_allowed`, naming the method
@@ -118,23 +108,10 @@ final class ServeErrorTests: XCTestCase {
         assertError(try Curl.run(["-X", "POST", server.base + "/v2/health/live"]), 405, "method_not_allowed", mentioning: "takes GET")
 
         // Three bytes of a thousand announced, then nothing.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = try XCTUnwrap(Loopback.connect(UInt16(server.port), timeout: 30))
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(server.port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        XCTAssertTrue(connected)
-        let head = "POST /v1/models/cheap/detect HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 1000\r\n\r\nabc"
-        _ = Array(head.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = recv(fd, &buffer, buffer.count, 0)
-        let answer = String(decoding: buffer[0..<max(0, count)], as: UTF8.self)
+        Loopback.send(fd, "POST /v1/models/cheap/detect HTTP/1.1\r\nHost: x\r\nContent-Type: image/png\r\nContent-Length: 1000\r\n\r\nabc")
+        let answer = String(decoding: Loopback.receive(fd, limit: 1), as: UTF8.self)
         XCTAssertTrue(answer.hasPrefix("HTTP/1.1 408"), answer)
         XCTAssertTrue(answer.contains("\"code\":\"body_timeout\""), answer)
         XCTAssertFalse(server.log.contains("status=500"), server.log)
