@@ -143,6 +143,19 @@ final class MapCommandTests: XCTestCase {
         for key in ["precision", "recall", "f1", "averageIoU", "truePositives", "falsePositives", "falseNegatives", "detections", "fitting", "nms"] {
             XCTAssertNotNil(report[key], key)
         }
+        // --candidates: fewer boxes ranked above a higher floor, the figures above --thresh kept; never above --thresh.
+        let floor = try DarknetOracle.run(["map", "set.data"] + CLI.tinyDetector() + ["--valid", "valid.txt", "--iou-thresh", "0.75",
+                                                                                     "--points", "11", "--format", "json", "--quiet",
+                                                                                     "--candidates", "0.2"], in: folder)
+        XCTAssertEqual(floor.status, 0, floor.stderr)
+        let raised = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(floor.stdout.utf8)) as? [String: Any])
+        XCTAssertLessThan(try XCTUnwrap(raised["detections"] as? Int), try XCTUnwrap(report["detections"] as? Int))
+        for key in ["truePositives", "falsePositives", "falseNegatives"] {
+            XCTAssertEqual(raised[key] as? Int, report[key] as? Int, key)
+        }
+        let above = try DarknetOracle.run(["map", "set.data"] + CLI.tinyDetector() + ["--candidates", "0.3"], in: folder)
+        XCTAssertEqual(above.status, 2)
+        XCTAssertTrue(above.stderr.contains("--candidates must be in 0...1 and not above --thresh (0.25), got 0.3"), above.stderr)
         let bad = try DarknetOracle.run(["map", "set.data"] + CLI.tinyDetector() + ["--points", "1"], in: folder)
         XCTAssertEqual(bad.status, 2)
         XCTAssertTrue(bad.stderr.contains("--points must be 0 (area under the curve) or 2...10000, got 1"), bad.stderr)

@@ -13,8 +13,8 @@ struct Map: ParsableCommand {
         image's ground truth is darknet's YOLO label file (`class x y w h`, relative): img.txt \
         beside img.jpg, or under labels/ for images/… and JPEGImages/ layouts; the .data's \
         difficult= list names images whose objects are neither rewarded nor penalised. The \
-        detector keeps every box above 0.005 with the cfg's fitting and NMS at 0.45, as his \
-        does; each class's AP is the area under its precision-recall curve (--points 0), or the \
+        detector keeps every box above 0.005 (--candidates) with the cfg's fitting and NMS at \
+        0.45, as his does; each class's AP is the area under its precision-recall curve (--points 0), or the \
         mean precision at 11 (VOC2007) or 101 (COCO) recall points, for matches above \
         --iou-thresh; TP, FP, FN, precision, recall, F1 and average IoU count the boxes above \
         --thresh. The lines are his (class_id = 0, name = person, ap = 100.00% …, mean average \
@@ -38,6 +38,11 @@ struct Map: ParsableCommand {
     @Option(help: "Confidence above which a detection counts for TP, FP, precision, recall and average IoU.")
     var thresh: Float = 0.25
 
+    @Option(help: ArgumentHelp("Confidence above which a box is kept for NMS and ranked for the AP (darknet's 0.005).",
+                               discussion: "Raise it for models with very many candidates, such as synthetic weights: "
+                                   + "NMS takes time quadratic in a class's candidates. The APs then leave out what is below it."))
+    var candidates: Float = MapRun.detectionThreshold
+
     @Option(help: "IoU above which a detection matches a ground-truth box.")
     var iouThresh: Float = 0.5
 
@@ -60,6 +65,9 @@ struct Map: ParsableCommand {
 
     func validate() throws {
         guard (0...1).contains(thresh) else { throw ValidationError("--thresh must be in 0...1, got \(thresh)") }
+        guard (0...1).contains(candidates) && candidates <= thresh else {
+            throw ValidationError("--candidates must be in 0...1 and not above --thresh (\(thresh)), got \(candidates)")
+        }
         guard (0...1).contains(iouThresh) else { throw ValidationError("--iou-thresh must be in 0...1, got \(iouThresh)") }
         guard points == 0 || (2...10_000).contains(points) else {
             throw ValidationError("--points must be 0 (area under the curve) or 2...10000, got \(points)")
@@ -71,7 +79,7 @@ struct Map: ParsableCommand {
             let loader = ModelLoader(set.files, size: size.size, strict: strict.strict, engine: engine)
             let dataFile = try set.dataFile()
             let selection = DetectorSelection(options: DetectorOptions(mapping: fitting.mapping?.value),
-                                              threshold: MapRun.detectionThreshold, nmsThreshold: 0.45)
+                                              threshold: candidates, nmsThreshold: 0.45)
             let detector = try loader.detector(selection)
             let names = try loader.classNames(nil, data: dataFile, classes: detector.classCount, rule: .refuse)
             let (found, problems) = try set.inputs(dataFile, for: "map's images")
@@ -84,7 +92,8 @@ struct Map: ParsableCommand {
             let result = MapResult(report: report, coco: coco, names: names, images: found.count, failures: run.failures,
                                    missingLabels: run.missingLabels)
             try StandardOutput.write(format == .json ? result.json(choices: JSONReport.choices(detector, threshold:
-                DefaultThreshold(value: MapRun.detectionThreshold, reason: "detector map's"))) : result.text())
+                DefaultThreshold(value: candidates, reason: candidates == MapRun.detectionThreshold ? "detector map's" : "--candidates")))
+                : result.text())
             if !quiet && (!run.failures.isEmpty || !run.missingLabels.isEmpty) { warn(result.summary) }
             if !run.failures.isEmpty { throw Status.inputsFailed }
         } catch {
