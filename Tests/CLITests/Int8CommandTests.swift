@@ -155,6 +155,60 @@ final class Int8CommandTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("dog: "), result.stdout)
     }
 
+    /// The README's int8 commands (comment lines separate them), run as written with bash in a
+    /// folder holding `photos/`, `dog.jpg` and an `obj.data` whose labels are f32's boxes; the
+    /// install line is only checked to be there.
+    func testReadmeExamplesRun() throws {
+        try requireInt8()
+        let readme = try String(contentsOf: TestData.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try XCTUnwrap(readme.components(separatedBy: "\n## int8\n").dropFirst().first)
+        var examples: [String] = []
+        for line in section.components(separatedBy: "```")[1].split(separator: "\n").dropFirst() {
+            if line.hasPrefix("#") { examples.append("") } else { examples[examples.count - 1] += line + "\n" }
+        }
+        XCTAssertEqual(examples.count, 4, "the README's int8 block changed: update this test\n\(section)")
+        XCTAssertEqual(examples.first, "tools/install-deps --int8\n")
+
+        let folder = try CLI.temporaryFolder(self)
+        let photos = folder.appendingPathComponent("photos")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        for name in ["dog", "person"] {
+            try FileManager.default.copyItem(atPath: try TestData.path("data/\(name).jpg"),
+                                             toPath: photos.appendingPathComponent("\(name).jpg").path)
+        }
+        try FileManager.default.copyItem(atPath: try TestData.path("data/dog.jpg"), toPath: folder.appendingPathComponent("dog.jpg").path)
+        let truth = try CLI.run(["detect"] + tiny() + [photos.path, "--save-labels-beside-images"])
+        XCTAssertEqual(truth.status, 0, truth.stderr)
+        let valid = folder.appendingPathComponent("valid.txt")
+        try "photos/dog.jpg\nphotos/person.jpg\n".write(to: valid, atomically: true, encoding: .utf8)
+        try "classes=80\nvalid=valid.txt\nnames=\(try TestData.path("data/coco.names"))\n"
+            .write(to: folder.appendingPathComponent("obj.data"), atomically: true, encoding: .utf8)
+
+        for example in examples.dropFirst() {
+            let script = example.replacingOccurrences(of: "darknet-swift ", with: "\"$DARKNET_SWIFT\" ")
+                .replacingOccurrences(of: "yolov3-tiny.cfg", with: "\"$CFG\"")
+                .replacingOccurrences(of: "yolov3-tiny.weights", with: "\"$WEIGHTS\"")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-e", "-c", script]
+            process.currentDirectoryURL = folder
+            process.environment = ProcessInfo.processInfo.environment.merging(
+                ["DARKNET_SWIFT": CLI.binary.path, "CFG": try tiny()[0], "WEIGHTS": try tiny()[1]]) { $1 }
+            let output = folder.appendingPathComponent("output")
+            try Data().write(to: output)
+            process.standardOutput = try FileHandle(forWritingTo: output)
+            process.standardError = process.standardOutput
+            try process.run()
+            process.waitUntilExit()
+            let text = try String(contentsOf: output, encoding: .utf8)
+            XCTAssertEqual(process.terminationStatus, 0, "\(example)\n\(text)")
+            if example.contains(" detect ") { XCTAssertTrue(text.contains("dog: "), text) }
+            if example.contains(" summary ") { XCTAssertTrue(text.contains(" int8 layers"), text) }
+            if example.contains(" map ") { XCTAssertTrue(text.contains("mean average precision (mAP@0.50)"), text) }
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("yolov3-tiny.calib").path))
+    }
+
     /// `detect --format json` without its timing fields.
     static func withoutTiming(_ text: String) -> String {
         text.replacingOccurrences(of: "\"timing\":\\{[^}]*\\}", with: "", options: .regularExpression)
