@@ -46,9 +46,10 @@ import time
 
 import cross_core
 
-FAST = ["darknet-swift", "opencv", "onnxruntime", "openvino-f32", "openvino-default"]
+FAST = ["darknet-swift", "darknet-swift-int8", "opencv", "onnxruntime", "openvino-f32", "openvino-default"]
 F32_PEERS = ["onnxruntime", "openvino-f32"]
-LABELS = {"darknet-swift": "darknet-swift", "darknet": "darknet (1 thread)", "opencv": "OpenCV DNN",
+LABELS = {"darknet-swift": "darknet-swift", "darknet-swift-int8": "darknet-swift int8",
+          "darknet": "darknet (1 thread)", "opencv": "OpenCV DNN",
           "onnxruntime": "ONNX Runtime f32", "openvino-f32": "OpenVINO f32",
           "openvino-default": "OpenVINO default precision"}
 BUSY_LIMIT = 0.25
@@ -117,6 +118,8 @@ class Peers:
         with open(self.data_file, "w") as f:
             f.write(f"classes=80\nnames={args.names}\n")
         self.versions = {}
+        self.precisions = {"darknet-swift": "f32", "darknet-swift-int8": "int8 (oneDNN u8×s8)",
+                           "darknet": "f32", "opencv": "f32"}
         self.blas = None
         self.swift_commit = args.commit
         self.busy = []  # CPU use by others before each round
@@ -126,9 +129,9 @@ class Peers:
     def forward(self, peer, model, runs=None, warmup=1):
         a, size, threads = self.args, str(self.args.size), str(self.args.threads)
         n = a.forwards if runs is None else runs
-        if peer == "darknet-swift":
+        if peer in ("darknet-swift", "darknet-swift-int8"):
             cmd = [a.swift, "benchmark", model["cfg"], model["weights"], "--size", size, "--threads", threads,
-                   "--format", "json", "--warmup", str(warmup), "--runs", str(n)]
+                   "--format", "json", "--warmup", str(warmup), "--runs", str(n)] + int8_args(peer, model)
             report = json.loads(run(cmd, self.workdir)[0])
             machine = report.get("machine", {})
             if "blas" in machine:
@@ -150,15 +153,17 @@ class Peers:
             cmd = [a.python, a.onnx_script, peer, model["onnx"], a.image, size, threads, str(warmup), str(n)]
         report = json.loads(run(cmd, self.workdir)[0])
         self.versions[peer] = report.get("opencv") or f"{report['version']}, {report['precision']}"
+        if "precision" in report:
+            self.precisions[peer] = report["precision"]
         return report["forwardMs"]
 
     # ---- whole processes: (wall seconds, peak RSS KiB) ----
 
     def whole(self, peer, model):
         a, size, threads = self.args, str(self.args.size), str(self.args.threads)
-        if peer == "darknet-swift":
+        if peer in ("darknet-swift", "darknet-swift-int8"):
             cmd = [a.swift, "detect", model["cfg"], model["weights"], a.image, "--size", size, "--threads", threads,
-                   "--names", a.names, "--thresh", model["thresh"], "--format", "json"]
+                   "--names", a.names, "--thresh", model["thresh"], "--format", "json"] + int8_args(peer, model)
         elif peer == "darknet":
             cmd = [a.darknet, "detect", model["cfg"], model["weights"], a.image, "-thresh", model["thresh"], "-out",
                    os.path.join(self.workdir, "darknet-prediction")]
@@ -168,6 +173,11 @@ class Peers:
             cmd = [a.python, a.onnx_script, peer, model["onnx"], a.image, size, threads, "0", "1"]
         _, _, wall, rss = run(cmd, self.workdir)
         return wall, rss
+
+
+def int8_args(peer, model):
+    """darknet-swift's int8 options for the int8 peer (the model's calibration file)."""
+    return ["--precision", "int8", "--calibration", model["calibration"]] if peer == "darknet-swift-int8" else []
 
 
 def round_order(number, peers):
@@ -185,7 +195,14 @@ def bench_model(peers, model):
     model["onnx"] = cfg.replace(".cfg", ".onnx")
     check, _, _, _ = run([a.python, a.onnx_converter, cfg, model["weights"], model["onnx"], "--check"], peers.workdir)
     log(check.strip())
-    used = ["darknet-swift"] + (["darknet"] if model["darknet"] else []) + FAST[1:]
+    if a.int8_images:
+        # The calibration names the cfg's checksum and input size: made on this very copy.
+        model["calibration"] = cfg.replace(".cfg", ".calib")
+        run([a.swift, "calibrate", cfg, model["weights"], a.int8_images, "--size", str(a.size), "--threads",
+             str(a.threads), "-o", model["calibration"], "--force"], peers.workdir)
+        log(f"{model['label']}: calibrated on {a.int8_images} for the int8 run")
+    used = ["darknet-swift"] + (["darknet"] if model["darknet"] else []) + \
+        [p for p in FAST[1:] if p != "darknet-swift-int8" or model["calibration"]]
     forward = {p: [] for p in used}
     whole = {p: [] for p in used}
     cache = {"states": [], "reads": []}  # per round; every probe's (own, cross) GB/s
@@ -272,6 +289,8 @@ def report(args, peers, results, started):
                  "OpenVINO f32), median (min–max) of the per-round ratios.")
     lines.append("")
     columns = ["darknet-swift", "darknet", "opencv", "onnxruntime", "openvino-f32", "openvino-default"]
+    if any("darknet-swift-int8" in used for _, (used, _, _, _, _) in results):
+        columns.insert(1, "darknet-swift-int8")
     lines.append("| Model | Rounds | " + " | ".join(LABELS[p] for p in columns) + " | vs the faster f32 peer |")
     lines.append("|---|---:|" + "---:|" * (len(columns) + 1))
     for label, (used, forward, _, rounds, _) in results:
@@ -288,6 +307,8 @@ def report(args, peers, results, started):
         lines.append(f"| {label} | {rounds} | " + " | ".join(cells) +
                      f" | {paired_ratio(forward['darknet-swift'], forward[best])} ({LABELS[best]}) |")
     lines.append("")
+    if "darknet-swift-int8" in columns:
+        lines += precision_table(peers, results)
     lines.append("**By the state of the cores' caches** around each round's forward processes "
                  "(tools/peers/cross_core.py: a read of what the other core wrote at "
                  f"{cross_core.SHARED:.0%} of the speed of a core's read of its own data or more before and after "
@@ -341,6 +362,29 @@ def report(args, peers, results, started):
                  "With synthetic weights darknet-swift and darknet run at threshold 1 (no box passes). "
                  f"Synthetic weights: {args.synthetic_note}.")
     return "\n".join(lines)
+
+
+def precision_table(peers, results):
+    """Every engine of each model with the precision it ran in; int8's time over each engine's
+    (per-round ratios), and darknet-swift f32's over int8's."""
+    lines = ["**By precision** (`--int8`): darknet-swift's int8 (`--precision int8`, a calibration from "
+             "the sample photos) beside every engine and the precision it ran in (OpenVINO's default is "
+             "its own choice on this CPU). Last column: darknet-swift int8's time / that engine's, median "
+             "(min–max) of the per-round ratios (below 1: int8 is faster).", "",
+             "| Model | Engine | Precision | Forward, median ms | int8 / engine |", "|---|---|---|---:|---:|"]
+    order = ["darknet-swift-int8", "darknet-swift", "onnxruntime", "openvino-f32", "openvino-default", "opencv",
+             "darknet"]
+    for label, (used, forward, _, _, _) in results:
+        if "darknet-swift-int8" not in used:
+            continue
+        for p in order:
+            if p not in used:
+                continue
+            ratio = "—" if p == "darknet-swift-int8" else paired_ratio(forward["darknet-swift-int8"], forward[p])
+            lines.append(f"| {label} | {LABELS[p]} | {peers.precisions.get(p, 'unknown')} | {fmt_ms(forward[p])} "
+                         f"| {ratio} |")
+    lines.append("")
+    return lines
 
 
 README_BEGIN = "<!-- bench-peers --readme: begin (generated; refresh per release) -->"
@@ -447,6 +491,8 @@ def main():
     parser.add_argument("--synthetic-note", default="not used")
     parser.add_argument("--model", action="append", default=[],
                         help="LABEL|CFG|WEIGHTS|ROUNDS|THRESH|DARKNET (DARKNET 1: Debian's darknet reads it)")
+    parser.add_argument("--int8-images", default="",
+                        help="also run darknet-swift --precision int8, calibrated on this folder's photos")
     args = parser.parse_args()
 
     started = datetime.datetime.now(datetime.timezone.utc)
@@ -457,7 +503,7 @@ def main():
         for spec in args.model:
             label, cfg, weights, rounds, thresh, darknet = spec.split("|")
             model = {"label": label, "source": cfg, "weights": weights, "rounds": int(rounds), "thresh": thresh,
-                     "darknet": darknet == "1" and bool(args.darknet)}
+                     "darknet": darknet == "1" and bool(args.darknet), "calibration": ""}
             log(f"{label}: {rounds} rounds")
             used, forward, whole, cache = bench_model(peers, model)
             results.append((label, (used, forward, whole, int(rounds), cache)))
