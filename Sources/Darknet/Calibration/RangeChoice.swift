@@ -71,10 +71,13 @@ enum RangeChoice {
     /// `low` as `percentile` cuts it; `high` the bin edge whose clipped, quantized histogram is
     /// closest to the original in Kullback-Leibler divergence (TensorRT's entropy calibration,
     /// on the bins from `low` up): for each candidate end `e`, P is the histogram from `low` to
-    /// `e` with everything above `e` added to its last bin, Q is P merged into `levels` equal
-    /// groups of bins, each group's count spread evenly over its non-empty bins, and the
-    /// smallest `KL(P‖Q)` wins (the first, on a tie). A range of fewer than `levels` bins
-    /// above `low` keeps the largest value.
+    /// `e` with what lies outside (below `low`, above `e`) added to its end bins, Q is the bins
+    /// from `low` to `e` alone, without those outliers, merged into `levels` equal groups of
+    /// bins, each group's count spread evenly over its non-empty bins, and the smallest
+    /// `KL(P‖Q)` wins (the first, on a tie). Q leaves the outliers out, as TensorRT's does, so
+    /// that clipping them costs what it loses: built from P, Q would carry them too and the
+    /// divergence would favour ranges that clip far too much. A range of fewer than `levels`
+    /// bins above `low` keeps the largest value.
     static func entropy(_ histogram: ValueHistogram, percentile: Double, levels: Int = 255) -> (low: Float, high: Float) {
         let lowBin = lowerCut(histogram, percentile)
         let counts = histogram.counts.map(Double.init)
@@ -83,16 +86,17 @@ enum RangeChoice {
         var p = [Double](), q = [Double]()
         for end in stride(from: lowBin + levels, through: ValueHistogram.binCount, by: 1) {
             let width = end - lowBin
-            p = Array(counts[lowBin..<end])
+            let inside = Array(counts[lowBin..<end])
+            p = inside
             p[0] += below
             p[width - 1] += counts[end...].reduce(0, +)
             q = [Double](repeating: 0, count: width)
             for group in 0..<levels {
                 let range = (group * width / levels)..<((group + 1) * width / levels)
-                let sum = range.reduce(0.0) { $0 + p[$1] }
-                let filled = range.filter { p[$0] > 0 }.count
+                let sum = range.reduce(0.0) { $0 + inside[$1] }
+                let filled = range.filter { inside[$0] > 0 }.count
                 guard filled > 0 else { continue }
-                for i in range where p[i] > 0 { q[i] = sum / Double(filled) }
+                for i in range where inside[i] > 0 { q[i] = sum / Double(filled) }
             }
             let divergence = klDivergence(p, q)
             if divergence < best.divergence { best = (divergence, end) }
@@ -100,13 +104,16 @@ enum RangeChoice {
         return (min(0, histogram.edge(lowBin)), max(0, histogram.edge(best.end)))
     }
 
-    /// `Σ p log(p / q)` of the two normalised, over the bins where `p > 0` (where `q > 0` too).
-    static func klDivergence(_ p: [Double], _ q: [Double]) -> Double {
+    /// `Σ p log(p / q)` of the two normalised, over the bins where `p > 0`. A bin `p` has and
+    /// `q` lacks (the outliers P adds to its end bins) counts as if `q` held `smoothing` of the
+    /// whole there, as the smoothing of MXNet's and TensorRT's calibrations does, not as
+    /// nothing: such ranges then cost what they lose.
+    static func klDivergence(_ p: [Double], _ q: [Double], smoothing: Double = 1e-4) -> Double {
         let pTotal = p.reduce(0, +), qTotal = q.reduce(0, +)
         guard pTotal > 0, qTotal > 0 else { return 0 }
         var sum = 0.0
         for i in p.indices where p[i] > 0 {
-            let pi = p[i] / pTotal, qi = q[i] / qTotal
+            let pi = p[i] / pTotal, qi = q[i] > 0 ? q[i] / qTotal : smoothing
             sum += pi * log(pi / qi)
         }
         return sum
