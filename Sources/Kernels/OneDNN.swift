@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// oneDNN (Intel's deep-learning library, Apache-2.0), loaded at run time for its integer GEMM
-/// (`dnnl_gemm_s8s8s32`): nothing is linked, so a build without it, and a user who never asks
+/// (`dnnl_gemm_s8s8s32`) and, for `--gemm onednn`, its `dnnl_sgemm`: nothing is linked, so a build without it, and a user who never asks
 /// for int8, needs nothing installed. Debian 12 ships 2.6.3 (`libdnnl2`); the GEMM API is the
 /// same in 3.x. `DARKNET_SWIFT_ONEDNN` names another file to load (a path or a soname).
 ///
@@ -76,11 +76,14 @@ package enum OneDNN {
             precondition(status == 0, "dnnl_gemm_u8s8s32 failed (status \(status)) on \(m)×\(n)×\(k)")
         }
 
-        /// `C[m×n] = A[m×k] · B[k×n]` in Float on the calling thread alone: `dnnl_sgemm`, β = 0.
+        /// `C[m×n] = A[m×k] · B[k×n] (+ C when accumulate)` in Float on the calling thread alone:
+        /// `dnnl_sgemm` with β = 0 (or 1). Its bits depend only on the operands and the shape,
+        /// since oneDNN is told to use one thread on every call (`GEMM.serial` cuts the parts).
         package func multiply(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
-                              c: UnsafeMutablePointer<Float>, ldc: Int) {
+                              c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool = false) {
             setThreads?(1)
-            let status = sgemm(CChar(UInt8(ascii: "N")), CChar(UInt8(ascii: "N")), m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
+            let status = sgemm(CChar(UInt8(ascii: "N")), CChar(UInt8(ascii: "N")), m, n, k, 1, a, lda, b, ldb,
+                               accumulate ? 1 : 0, c, ldc)
             precondition(status == 0, "dnnl_sgemm failed (status \(status)) on \(m)×\(n)×\(k)")
         }
     }
