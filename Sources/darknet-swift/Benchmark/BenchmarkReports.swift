@@ -154,7 +154,8 @@ enum BenchmarkCSV {
 }
 
 /// `benchmark --format json`: one object, keys in a fixed order (tools and CI read them):
-/// `machine`, `cfg`, `width`, `height`, `weights`, `runs`, `warmup`, `layers` (index, type,
+/// `machine`, `cfg`, `width`, `height`, `weights`, `precision`, `gemm` (`openblas` or
+/// `onednn`), [`calibration`], `runs`, `warmup`, `layers` (index, type,
 /// options, [method], input/output `[c, h, w]`, bflops, medianMs, p90Ms, gflops, percent, [peakPercent],
 /// [phases {im2col, gemm, epilogue}]), `totalBflops`, `endToEndMedianMs`, `endToEndP90Ms`,
 /// `sumOfLayersMs` (sum of layer medians), `layerSumMedianMs` (median over profiled passes of
@@ -187,7 +188,7 @@ enum BenchmarkJSON {
             return text + "}"
         }
         return "{\"machine\":{\(machine)},\"cfg\":\(q(result.cfg)),\"width\":\(result.width),\"height\":\(result.height),"
-            + "\"weights\":\(q(result.weights)),\"precision\":\(q(result.precision)),"
+            + "\"weights\":\(q(result.weights)),\"precision\":\(q(result.precision)),\"gemm\":\(q(result.gemm.rawValue)),"
             + (result.calibration.map { "\"calibration\":\(q($0))," } ?? "") + "\"runs\":\(result.runs),\"warmup\":\(result.warmup),"
             + "\"layers\":[\(layers.joined(separator: ","))],"
             + "\"totalBflops\":\(n(result.totalBflops)),\"endToEndMedianMs\":\(n(result.endToEndMedian * 1000)),"
