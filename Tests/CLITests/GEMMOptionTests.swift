@@ -21,10 +21,10 @@ final class GEMMOptionTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.hasPrefix("    2  winograd ") }, "Winograd layers stay Winograd: \(auto.stdout)")
         let plain = try CLI.run(["summary", cfg, "--methods", "--conv-algorithm", "im2col", "--gemm", "onednn"])
         XCTAssertEqual(plain.status, 0, plain.stderr)
-        XCTAssertTrue(plain.stdout.split(separator: "\n").contains { $0.hasPrefix("    2  im2col+dnnl_sgemm ") }, plain.stdout)
+        XCTAssertTrue(plain.stdout.split(separator: "\n").contains { $0.hasPrefix("    8  im2col+dnnl_sgemm ") }, plain.stdout)
         let openblas = try CLI.run(["summary", cfg, "--methods", "--conv-algorithm", "im2col"])
         XCTAssertFalse(openblas.stdout.contains("dnnl_sgemm"), openblas.stdout)
-        XCTAssertTrue(openblas.stdout.split(separator: "\n").contains { $0.hasPrefix("    2  im2col ") }, openblas.stdout)
+        XCTAssertTrue(openblas.stdout.split(separator: "\n").contains { $0.hasPrefix("    8  im2col ") }, openblas.stdout)
     }
 
     /// Without oneDNN (a library name that does not exist), `detect` and `benchmark` refuse in

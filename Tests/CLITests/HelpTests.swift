@@ -39,7 +39,7 @@ final class HelpTests: XCTestCase {
         let result = try CLI.run(["--version"], environment: ["DARKNET_SWIFT_COMMIT": "abc1234"])
         XCTAssertEqual(result.status, 0)
         var lines = result.stdout.split(separator: "\n").map(String.init)
-        if lines.count == 6 {
+        if lines.count == 7 {
             XCTAssertTrue(lines[3].hasPrefix("BLAS core: OpenBLAS picked "), result.stdout)
             lines.remove(at: 3)
         }

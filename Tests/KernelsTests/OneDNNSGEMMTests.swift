@@ -102,7 +102,12 @@ final class OneDNNSGEMMTests: XCTestCase {
         let (m, width, k) = (48, 1030, 96)
         let (a, one) = Self.operands(m: m, n: width, k: k, seed: 5)
         let (_, two) = Self.operands(m: 1, n: width, k: k, seed: 6)
-        let pair = (0..<k).flatMap { row in one[(row * width)..<((row + 1) * width)] + two[(row * width)..<((row + 1) * width)] }
+        var pair = [Float]()
+        for row in 0..<k {
+            let columns = (row * width)..<((row + 1) * width)
+            pair += one[columns]
+            pair += two[columns]
+        }
         var alone = [[Float]]()
         for b in [one, two] {
             var c = [Float](repeating: .nan, count: m * width)
@@ -114,8 +119,13 @@ final class OneDNNSGEMMTests: XCTestCase {
             GEMM.multiply(m: m, n: 2 * width, k: k, a: a, lda: k, b: pair, ldb: 2 * width, c: &both, ldc: 2 * width,
                           segments: 2, threads: threads, onednn: library)
             for image in 0..<2 {
-                let got = (0..<m).flatMap { row in both[(row * 2 * width + image * width)..<(row * 2 * width + (image + 1) * width)] }
-                XCTAssertEqual(got.map(\.bitPattern), alone[image].map(\.bitPattern), "image \(image) of a batch on \(threads) threads")
+                var got = [Float]()
+                for row in 0..<m {
+                    let start: Int = row * 2 * width + image * width
+                    got += both[start..<(start + width)]
+                }
+                XCTAssertEqual(got.map { $0.bitPattern }, alone[image].map { $0.bitPattern },
+                               "image \(image) of a batch on \(threads) threads")
             }
         }
     }
