@@ -19,7 +19,7 @@ import Darwin
 /// Exactness: on CPUs with VNNI (`vpdpbusd`) the products are exact for any s8 operands. On
 /// the others oneDNN multiplies through `vpmaddubsw`, whose 16-bit sums of pairs saturate when
 /// both operands are large; its s8×s8 GEMM is exact there when the second operand stays in
-/// −64...63 (7 bits). The load runs both checks (`selfCheck`) and records how many levels the
+/// −64...63 (7 bits). `loaded` runs both checks (`selfCheck`) and records how many levels the
 /// activations may use (`Library.activationLevels`: 255, or 127): the engine's answers are
 /// then exact integer products on every CPU, or int8 is refused with the reason.
 package enum OneDNN {
@@ -88,13 +88,18 @@ package enum OneDNN {
         }
     }
 
-    /// The library, or why there is none (one line, naming what to install).
-    package static let loaded: Result<Library, Unavailable> = load()
+    /// The library for int8, or why there is none (one line, naming what to install): loaded,
+    /// and its integer products exact in the self-check.
+    package static let loaded: Result<Library, Unavailable> = opened.flatMap(checked)
 
     /// The library, nil when it is missing or failed its self-check.
     package static var library: Library? { try? loaded.get() }
 
-    /// Why int8 cannot run: the sentence for an error message.
+    /// The library for `dnnl_sgemm` alone (f32, `--gemm onednn`), or why there is none: loaded
+    /// with its functions, whatever the int8 self-check found (f32 products need no exactness).
+    package static let sgemmLibrary: Result<Library, Unavailable> = opened
+
+    /// Why int8 (or `dnnl_sgemm`) cannot run: the sentence for an error message.
     package struct Unavailable: Error, Sendable, Equatable, CustomStringConvertible {
         package var reason: String
         package var description: String { reason }
@@ -103,7 +108,10 @@ package enum OneDNN {
     /// Files tried in turn (Linux sonames of 2.x and 3.x, then macOS's).
     static let candidates = ["libdnnl.so.2", "libdnnl.so.3", "libdnnl.2.dylib", "libdnnl.3.dylib"]
 
-    static func load() -> Result<Library, Unavailable> {
+    /// The file opened and its functions found, not yet self-checked (`activationLevels` 255).
+    private static let opened: Result<Library, Unavailable> = open()
+
+    static func open() -> Result<Library, Unavailable> {
         setenv("OMP_WAIT_POLICY", "passive", 0)
         let named = getenv("DARKNET_SWIFT_ONEDNN").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         var handle: UnsafeMutableRawPointer?
@@ -128,12 +136,18 @@ package enum OneDNN {
         else { return .failure(Unavailable(reason: "\(file) lacks oneDNN's GEMM functions (dnnl_gemm_s8s8s32, dnnl_gemm_u8s8s32, dnnl_sgemm)")) }
         // dnnl_version_t starts with three ints: major, minor, patch.
         let numbers = version().map { v in (0..<3).map { v.load(fromByteOffset: 4 * $0, as: Int32.self) } } ?? []
-        var library = Library(gemmS8S8S32: gemm, gemmU8S8S32: unsigned, sgemm: sgemm, setThreads: symbol("omp_set_num_threads", as: SetThreads.self),
-                              file: file, version: numbers.map(String.init).joined(separator: "."),
-                              isa: isaName(isa()), activationLevels: 255)
-        if selfCheck(library, activationRange: -128...127) { return .success(library) }
-        library = Library(gemmS8S8S32: gemm, gemmU8S8S32: unsigned, sgemm: sgemm, setThreads: library.setThreads, file: file, version: library.version,
-                          isa: library.isa, activationLevels: 127)
+        return .success(Library(gemmS8S8S32: gemm, gemmU8S8S32: unsigned, sgemm: sgemm,
+                                setThreads: symbol("omp_set_num_threads", as: SetThreads.self), file: file,
+                                version: numbers.map(String.init).joined(separator: "."), isa: isaName(isa()), activationLevels: 255))
+    }
+
+    /// `opened` with the activation levels its integer products are exact on (see `OneDNN`),
+    /// or the reason int8 cannot run on this CPU.
+    static func checked(_ opened: Library) -> Result<Library, Unavailable> {
+        if selfCheck(opened, activationRange: -128...127) { return .success(opened) }
+        let library = Library(gemmS8S8S32: opened.gemmS8S8S32, gemmU8S8S32: opened.gemmU8S8S32, sgemm: opened.sgemm,
+                          setThreads: opened.setThreads, file: opened.file, version: opened.version, isa: opened.isa,
+                          activationLevels: 127)
         if selfCheck(library, activationRange: -64...63) { return .success(library) }
         return .failure(Unavailable(reason: "oneDNN \(library.version)'s int8 GEMM gave wrong products in its self-check on this CPU (\(library.isa))"))
     }

@@ -7,7 +7,7 @@ import XCTest
 /// its parts the same on any worker count.
 final class OneDNNSGEMMTests: XCTestCase {
     static func library(file: StaticString = #filePath, line: UInt = #line) throws -> OneDNN.Library {
-        try TestTools.requireOneDNN(OneDNN.loaded, file: file, line: line)
+        try TestTools.requireOneDNN(OneDNN.sgemmLibrary, file: file, line: line)
     }
 
     static func operands(m: Int, n: Int, k: Int, seed: UInt64) -> (a: [Float], b: [Float]) {

@@ -44,7 +44,7 @@ public struct ExecutionOptions: Sendable, Hashable {
         var packed = usesPackedKernel ? PackedGEMM.kernel : nil
         if !usesDirectKernel { packed?.direct = nil }
         return KernelContext(threads: threads, packed: packed, blocking: blocking,
-                             onednn: gemm == .onednn ? OneDNN.library : nil)
+                             onednn: gemm == .onednn ? try? OneDNN.sgemmLibrary.get() : nil)
     }
 
     /// `method` as `summary --methods` and `benchmark` name it (`GEMMLibrary.routeName`).

@@ -28,15 +28,16 @@ extension GEMMLibrary {
     /// What `onednn` runs on in this process (`dnnl_sgemm of oneDNN 2.6.3 (libdnnl.so.2), avx512_core_vnni`),
     /// or why it cannot run.
     public static var onednnSupport: Result<String, NetworkError> {
-        switch OneDNN.loaded {
+        switch OneDNN.sgemmLibrary {
         case .success(let library): .success("dnnl_sgemm of oneDNN \(library.version) (\(library.file)), \(library.isa)")
         case .failure(let unavailable): .failure(.oneDNNUnavailable(reason: unavailable.reason))
         }
     }
 
-    /// For `onednn`: that oneDNN loaded (the reason names what to install); nothing for `openblas`.
+    /// For `onednn`: that oneDNN loaded with `dnnl_sgemm` (the reason names what to install);
+    /// nothing for `openblas`. The int8 self-check does not matter here.
     func check() throws(NetworkError) {
         guard self == .onednn else { return }
-        if case .failure(let unavailable) = OneDNN.loaded { throw .oneDNNUnavailable(reason: unavailable.reason) }
+        if case .failure(let unavailable) = OneDNN.sgemmLibrary { throw .oneDNNUnavailable(reason: unavailable.reason) }
     }
 }

@@ -39,7 +39,7 @@ final class DetectorOneDNNTests: XCTestCase {
     /// darknet's detections on dog.jpg (auto and im2col everywhere), and on every photo the
     /// OpenBLAS detector's: the same classes, confidences within 0.5 points, boxes within 1e-3.
     func testMatchesDarknetAndOpenBLAS() throws {
-        _ = try TestTools.requireOneDNN(OneDNN.loaded)
+        _ = try TestTools.requireOneDNN(OneDNN.sgemmLibrary)
         let golden = try JSONDecoder().decode(DetectionGolden.self,
                                               from: Data(contentsOf: try TestData.fixture("yolov3-tiny-dog.json")))
         let dog = try Image(contentsOf: try TestData.path("data/dog.jpg"))
@@ -68,7 +68,7 @@ final class DetectorOneDNNTests: XCTestCase {
     /// The same bits on 1, 2 and 3 workers, twice each, and for each image of a batch as for
     /// the image alone (im2col everywhere, so every product runs on oneDNN).
     func testBitsDoNotDependOnThreadsRunsOrBatch() throws {
-        _ = try TestTools.requireOneDNN(OneDNN.loaded)
+        _ = try TestTools.requireOneDNN(OneDNN.sgemmLibrary)
         let images = try ["dog", "person"].map { try Image(contentsOf: try TestData.path("data/\($0).jpg")) }
         let first = try Self.detector(.onednn, algorithm: .im2col, threads: 1)
         let alone = try images.map { try first.detect(in: $0) }
