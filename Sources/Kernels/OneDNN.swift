@@ -5,14 +5,15 @@ import Darwin
 #endif
 
 /// oneDNN (Intel's deep-learning library, Apache-2.0), loaded at run time for its integer GEMM
-/// (`dnnl_gemm_s8s8s32`) and, for `--gemm onednn`, its `dnnl_sgemm`: nothing is linked, so a build without it, and a user who never asks
-/// for int8, needs nothing installed. Debian 12 ships 2.6.3 (`libdnnl2`); the GEMM API is the
-/// same in 3.x. `DARKNET_SWIFT_ONEDNN` names another file to load (a path or a soname).
+/// (`dnnl_gemm_s8s8s32`) and, for `--gemm onednn`, its `dnnl_sgemm`: nothing is linked, so a
+/// build without it, and a user who asks for neither, needs nothing installed. Debian 12 ships
+/// 2.6.3 (`libdnnl2`); the GEMM API is the same in 3.x. `DARKNET_SWIFT_ONEDNN` names another
+/// file to load (a path or a soname).
 ///
 /// Threads: Debian's build runs its products on OpenMP threads of its own. The engine calls
-/// one GEMM per part on each of its own workers (`Int8GEMM`), each told to run alone
-/// (`omp_set_num_threads(1)` on the calling thread before every call), so oneDNN starts no
-/// threads and never competes with the worker pool. `OMP_WAIT_POLICY=passive` is set before
+/// one GEMM per part on each of its own workers (`Int8GEMM`; `GEMM` for `dnnl_sgemm`), each
+/// told to run alone (`omp_set_num_threads(1)` on the calling thread before every call), so
+/// oneDNN starts no threads and never competes with the worker pool. `OMP_WAIT_POLICY=passive` is set before
 /// the library loads, unless the user set it, so that a team another caller starts sleeps
 /// instead of spinning when it is idle.
 ///
@@ -78,7 +79,7 @@ package enum OneDNN {
 
         /// `C[m×n] = A[m×k] · B[k×n] (+ C when accumulate)` in Float on the calling thread alone:
         /// `dnnl_sgemm` with β = 0 (or 1). Its bits depend only on the operands and the shape,
-        /// since oneDNN is told to use one thread on every call (`GEMM.serial` cuts the parts).
+        /// since oneDNN is told to use one thread on every call (`GEMM` cuts the parts by shape).
         package func multiply(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
                               c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool = false) {
             setThreads?(1)

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Darknet
 
-/// `--threads`, `--conv-algorithm`, `--gemm` and `--precision` with `--calibration`, side by side: how
-/// the engine runs the network (`ExecutionOptions`), for the commands that let all be chosen. A
-/// command that runs on the automatic convolution methods takes `ThreadsOption` alone.
+/// `--threads`, `--conv-algorithm`, `--gemm` and `--precision` with `--calibration`, side by
+/// side: how the engine runs the network (`ExecutionOptions`), for the commands that let all be
+/// chosen. A command that runs on the automatic convolution methods takes `ThreadsOption` alone.
 package struct EngineOptions: ParsableArguments {
     @OptionGroup package var workers: ThreadsOption
 
