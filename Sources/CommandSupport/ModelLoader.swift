@@ -20,15 +20,16 @@ package struct ModelLoader {
         self.weights = weights
         self.options = options
         execution = ExecutionOptions(threads: options.threads.map(ThreadLimit.capped),
-                                     convolutionAlgorithm: options.convolutionAlgorithm)
+                                     convolutionAlgorithm: options.convolutionAlgorithm, gemm: options.gemm)
     }
 
     /// The loader of a command that takes the model files, `--size`, `--strict`, `--threads`,
-    /// `--conv-algorithm` and `--precision` (`detect`, `map`, `valid`).
+    /// `--conv-algorithm`, `--gemm` and `--precision` (`detect`, `map`, `valid`).
     package init(_ files: ModelArguments, size: Int?, strict: Bool, engine: EngineOptions) {
         self.init(cfg: files.cfg, weights: files.weights,
                   options: ModelOptions(size: size, strict: strict, threads: engine.threads,
-                                        convolutionAlgorithm: engine.convolutionAlgorithm, calibration: engine.calibration))
+                                        convolutionAlgorithm: engine.convolutionAlgorithm, gemm: engine.gemm,
+                                        calibration: engine.calibration))
     }
 
     /// The parsed cfg with its warnings reported; `weights` is read only to name swapped files.

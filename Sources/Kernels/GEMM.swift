@@ -20,6 +20,7 @@ import Dispatch
 package enum GEMM {
     /// Runs the product in `parts(m:n:k:)`'s parts, spread over up to `threads` workers (each
     /// takes the next part when done), then `epilogue` on each part right after its product.
+    /// Each part is one `cblas_sgemm`, or one `dnnl_sgemm` when `onednn` is given (`serial`).
     ///
     /// `segments` > 1 says the `n` columns are that many equal runs (a batch's images side by
     /// side): each run is cut as if it were the whole product, so an image's columns get the
@@ -35,10 +36,11 @@ package enum GEMM {
                                  b: UnsafePointer<Float>, ldb: Int,
                                  c: UnsafeMutablePointer<Float>, ldc: Int,
                                  accumulate: Bool = false, segments: Int = 1, threads: Int, timeEpilogue: Bool = false,
-                                 epilogue: RowEpilogue = { _, _, _ in }) -> Double {
+                                 onednn: OneDNN.Library? = nil, epilogue: RowEpilogue = { _, _, _ in }) -> Double {
         precondition(segments >= 1 && n % segments == 0, "GEMM.multiply: \(n) columns in \(segments) equal segments")
-        let product = Product(m: m, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: accumulate,
+        var product = Product(m: m, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: accumulate,
                               width: n / segments, cut: parts(m: m, n: n / segments, k: k), packed: nil)
+        product.onednn = onednn
         return run(product, segments: segments, threads: threads, timeEpilogue: timeEpilogue, epilogue: epilogue)
     }
 
@@ -125,6 +127,8 @@ package enum GEMM {
         var packed: (kernel: PackedGEMM.Kernel, scratch: UnsafeMutablePointer<Float>)?
         /// For `multiplyDirect`: both operands plain, multiplied by OpenBLAS's direct kernel.
         var direct: PackedGEMM.DirectFunction?
+        /// For `multiply` on oneDNN: each part one `dnnl_sgemm` instead of `cblas_sgemm`.
+        var onednn: OneDNN.Library?
 
         /// Part `index` (segment `index / cut.count`, piece `index % cut.count`): its rows and columns of C.
         func part(_ index: Int) -> (rows: Range<Int>, columns: Range<Int>) {
@@ -156,7 +160,7 @@ package enum GEMM {
                 guard let (kernel, scratch) = packed else {
                     GEMM.serial(m: rows.count, n: columns.count, k: k, a: a + rows.lowerBound * lda, lda: lda,
                                 b: b + columns.lowerBound, ldb: ldb, c: c + rows.lowerBound * ldc + columns.lowerBound,
-                                ldc: ldc, accumulate: accumulate)
+                                ldc: ldc, accumulate: accumulate, onednn: onednn)
                     seconds += finish(rows: rows, columns: columns, epilogue, timed: timed)
                     continue
                 }
@@ -211,7 +215,8 @@ package enum GEMM {
     /// one worker's part (`multiply`'s `epilogue`).
     package typealias RowEpilogue = (_ row: Int, _ start: UnsafeMutablePointer<Float>, _ count: Int) -> Void
 
-    /// One single-threaded sgemm on the calling thread (for callers that parallelise themselves).
+    /// One single-threaded sgemm on the calling thread (for callers that parallelise themselves):
+    /// OpenBLAS's, or oneDNN's `dnnl_sgemm` when `onednn` is given (β = 0 or 1 as asked, one thread).
     ///
     /// Without `accumulate`, C is zeroed here (`memset`, a row or the whole block at a time) and
     /// the sgemm accumulates into it (β = 1). With β = 0 OpenBLAS zeroes C itself with a generic
@@ -222,7 +227,11 @@ package enum GEMM {
                                a: UnsafePointer<Float>, lda: Int,
                                b: UnsafePointer<Float>, ldb: Int,
                                c: UnsafeMutablePointer<Float>, ldc: Int,
-                               accumulate: Bool = false) {
+                               accumulate: Bool = false, onednn: OneDNN.Library? = nil) {
+        if let onednn {
+            onednn.multiply(m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: accumulate)
+            return
+        }
         _ = blasSingleThreaded
         if !accumulate {
             if ldc == n {

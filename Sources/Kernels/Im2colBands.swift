@@ -91,12 +91,12 @@ package enum Im2colBands {
     /// product is OpenBLAS's direct kernel when `direct` is given (the band and the weights read
     /// where they lie, the output written without being zeroed first); when `packed` is given
     /// (`weights` packed for it, `packs(g)`), by that kernel in blocks of packed columns; else
-    /// each product is one `cblas_sgemm`.
+    /// each product is one `cblas_sgemm`, or one `dnnl_sgemm` when `onednn` is given.
     /// Returns the workers' mean seconds in im2col and in the epilogue when `timed`, else 0.
     package static func forward(_ g: ConvolutionGeometry, input: TensorView, images: Int, weights: UnsafePointer<Float>,
                                 output: MutableTensorView, epilogue: Epilogue, pooled: MutableTensorView?, bandRows: Int,
                                 workspace: UnsafeMutablePointer<Float>, direct: PackedGEMM.DirectFunction? = nil,
-                                packed: PackedGEMM.Kernel? = nil,
+                                packed: PackedGEMM.Kernel? = nil, onednn: OneDNN.Library? = nil,
                                 threads: Int, timed: Bool)
         -> (im2col: Double, epilogue: Double) {
         precondition(packed == nil || packs(g, kernel: packed), "Im2colBands: weights packed for a band that does not pack")
@@ -119,7 +119,7 @@ package enum Im2colBands {
                 PackedGEMM.multiplyDirect(direct, weights: weights, ldw: g.k, rows: 0..<g.filters, b: b, ldb: ldb,
                                           columns: 0..<columns, k: g.k, c: c, ldc: ldc)
             } else {
-                GEMM.serial(m: g.filters, n: columns, k: g.k, a: weights, lda: g.k, b: b, ldb: ldb, c: c, ldc: ldc)
+                GEMM.serial(m: g.filters, n: columns, k: g.k, a: weights, lda: g.k, b: b, ldb: ldb, c: c, ldc: ldc, onednn: onednn)
             }
         }
         return withUnsafeTemporaryAllocation(of: (Double, Double).self, capacity: workers) { seconds in

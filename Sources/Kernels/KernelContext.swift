@@ -8,15 +8,23 @@ package struct KernelContext: Sendable {
     /// OpenBLAS's own kernel, driven with operands packed once (`PackedGEMM`); nil: `cblas_sgemm` only.
     package var packed: PackedGEMM.Kernel?
     package var blocking: Blocking
+    /// oneDNN, when the im2col and 1×1 products run through its `dnnl_sgemm` (each part one
+    /// single-threaded call, cut as `GEMM` cuts them); nil: OpenBLAS. Winograd stays on OpenBLAS.
+    package var onednn: OneDNN.Library?
+
+    /// The packed kernel the im2col and 1×1 routes drive: none when their products run on oneDNN.
+    package var productKernel: PackedGEMM.Kernel? { onednn == nil ? packed : nil }
 
     /// Most workers one call can use (the worker pool's limit); `init` clamps to it, so no
     /// count given reaches the pool's precondition.
     package static let maximumThreads = WorkerPool.maximumWorkers
 
-    package init(threads: Int, packed: PackedGEMM.Kernel? = PackedGEMM.kernel, blocking: Blocking = Blocking()) {
+    package init(threads: Int, packed: PackedGEMM.Kernel? = PackedGEMM.kernel, blocking: Blocking = Blocking(),
+                 onednn: OneDNN.Library? = nil) {
         self.threads = min(max(1, threads), Self.maximumThreads)
         self.packed = packed
         self.blocking = blocking
+        self.onednn = onednn
     }
 
     /// One thread, the packed kernel when there is one, the default blocks (tests, tools).

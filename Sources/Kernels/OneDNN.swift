@@ -5,21 +5,22 @@ import Darwin
 #endif
 
 /// oneDNN (Intel's deep-learning library, Apache-2.0), loaded at run time for its integer GEMM
-/// (`dnnl_gemm_s8s8s32`): nothing is linked, so a build without it, and a user who never asks
-/// for int8, needs nothing installed. Debian 12 ships 2.6.3 (`libdnnl2`); the GEMM API is the
-/// same in 3.x. `DARKNET_SWIFT_ONEDNN` names another file to load (a path or a soname).
+/// (`dnnl_gemm_s8s8s32`) and, for `--gemm onednn`, its `dnnl_sgemm`: nothing is linked, so a
+/// build without it, and a user who asks for neither, needs nothing installed. Debian 12 ships
+/// 2.6.3 (`libdnnl2`); the GEMM API is the same in 3.x. `DARKNET_SWIFT_ONEDNN` names another
+/// file to load (a path or a soname).
 ///
 /// Threads: Debian's build runs its products on OpenMP threads of its own. The engine calls
-/// one GEMM per part on each of its own workers (`Int8GEMM`), each told to run alone
-/// (`omp_set_num_threads(1)` on the calling thread before every call), so oneDNN starts no
-/// threads and never competes with the worker pool. `OMP_WAIT_POLICY=passive` is set before
+/// one GEMM per part on each of its own workers (`Int8GEMM`; `GEMM` for `dnnl_sgemm`), each
+/// told to run alone (`omp_set_num_threads(1)` on the calling thread before every call), so
+/// oneDNN starts no threads and never competes with the worker pool. `OMP_WAIT_POLICY=passive` is set before
 /// the library loads, unless the user set it, so that a team another caller starts sleeps
 /// instead of spinning when it is idle.
 ///
 /// Exactness: on CPUs with VNNI (`vpdpbusd`) the products are exact for any s8 operands. On
 /// the others oneDNN multiplies through `vpmaddubsw`, whose 16-bit sums of pairs saturate when
 /// both operands are large; its s8×s8 GEMM is exact there when the second operand stays in
-/// −64...63 (7 bits). The load runs both checks (`selfCheck`) and records how many levels the
+/// −64...63 (7 bits). `loaded` runs both checks (`selfCheck`) and records how many levels the
 /// activations may use (`Library.activationLevels`: 255, or 127): the engine's answers are
 /// then exact integer products on every CPU, or int8 is refused with the reason.
 package enum OneDNN {
@@ -76,22 +77,30 @@ package enum OneDNN {
             precondition(status == 0, "dnnl_gemm_u8s8s32 failed (status \(status)) on \(m)×\(n)×\(k)")
         }
 
-        /// `C[m×n] = A[m×k] · B[k×n]` in Float on the calling thread alone: `dnnl_sgemm`, β = 0.
+        /// `C[m×n] = A[m×k] · B[k×n] (+ C when accumulate)` in Float on the calling thread alone:
+        /// `dnnl_sgemm` with β = 0 (or 1). Its bits depend only on the operands and the shape,
+        /// since oneDNN is told to use one thread on every call (`GEMM` cuts the parts by shape).
         package func multiply(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
-                              c: UnsafeMutablePointer<Float>, ldc: Int) {
+                              c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool = false) {
             setThreads?(1)
-            let status = sgemm(CChar(UInt8(ascii: "N")), CChar(UInt8(ascii: "N")), m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
+            let status = sgemm(CChar(UInt8(ascii: "N")), CChar(UInt8(ascii: "N")), m, n, k, 1, a, lda, b, ldb,
+                               accumulate ? 1 : 0, c, ldc)
             precondition(status == 0, "dnnl_sgemm failed (status \(status)) on \(m)×\(n)×\(k)")
         }
     }
 
-    /// The library, or why there is none (one line, naming what to install).
-    package static let loaded: Result<Library, Unavailable> = load()
+    /// The library for int8, or why there is none (one line, naming what to install): loaded,
+    /// and its integer products exact in the self-check.
+    package static let loaded: Result<Library, Unavailable> = opened.flatMap(checked)
 
     /// The library, nil when it is missing or failed its self-check.
     package static var library: Library? { try? loaded.get() }
 
-    /// Why int8 cannot run: the sentence for an error message.
+    /// The library for `dnnl_sgemm` alone (f32, `--gemm onednn`), or why there is none: loaded
+    /// with its functions, whatever the int8 self-check found (f32 products need no exactness).
+    package static let sgemmLibrary: Result<Library, Unavailable> = opened
+
+    /// Why int8 (or `dnnl_sgemm`) cannot run: the sentence for an error message.
     package struct Unavailable: Error, Sendable, Equatable, CustomStringConvertible {
         package var reason: String
         package var description: String { reason }
@@ -100,7 +109,10 @@ package enum OneDNN {
     /// Files tried in turn (Linux sonames of 2.x and 3.x, then macOS's).
     static let candidates = ["libdnnl.so.2", "libdnnl.so.3", "libdnnl.2.dylib", "libdnnl.3.dylib"]
 
-    static func load() -> Result<Library, Unavailable> {
+    /// The file opened and its functions found, not yet self-checked (`activationLevels` 255).
+    private static let opened: Result<Library, Unavailable> = open()
+
+    static func open() -> Result<Library, Unavailable> {
         setenv("OMP_WAIT_POLICY", "passive", 0)
         let named = getenv("DARKNET_SWIFT_ONEDNN").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
         var handle: UnsafeMutableRawPointer?
@@ -125,12 +137,18 @@ package enum OneDNN {
         else { return .failure(Unavailable(reason: "\(file) lacks oneDNN's GEMM functions (dnnl_gemm_s8s8s32, dnnl_gemm_u8s8s32, dnnl_sgemm)")) }
         // dnnl_version_t starts with three ints: major, minor, patch.
         let numbers = version().map { v in (0..<3).map { v.load(fromByteOffset: 4 * $0, as: Int32.self) } } ?? []
-        var library = Library(gemmS8S8S32: gemm, gemmU8S8S32: unsigned, sgemm: sgemm, setThreads: symbol("omp_set_num_threads", as: SetThreads.self),
-                              file: file, version: numbers.map(String.init).joined(separator: "."),
-                              isa: isaName(isa()), activationLevels: 255)
-        if selfCheck(library, activationRange: -128...127) { return .success(library) }
-        library = Library(gemmS8S8S32: gemm, gemmU8S8S32: unsigned, sgemm: sgemm, setThreads: library.setThreads, file: file, version: library.version,
-                          isa: library.isa, activationLevels: 127)
+        return .success(Library(gemmS8S8S32: gemm, gemmU8S8S32: unsigned, sgemm: sgemm,
+                                setThreads: symbol("omp_set_num_threads", as: SetThreads.self), file: file,
+                                version: numbers.map(String.init).joined(separator: "."), isa: isaName(isa()), activationLevels: 255))
+    }
+
+    /// `opened` with the activation levels its integer products are exact on (see `OneDNN`),
+    /// or the reason int8 cannot run on this CPU.
+    static func checked(_ opened: Library) -> Result<Library, Unavailable> {
+        if selfCheck(opened, activationRange: -128...127) { return .success(opened) }
+        let library = Library(gemmS8S8S32: opened.gemmS8S8S32, gemmU8S8S32: opened.gemmU8S8S32, sgemm: opened.sgemm,
+                          setThreads: opened.setThreads, file: opened.file, version: opened.version, isa: opened.isa,
+                          activationLevels: 127)
         if selfCheck(library, activationRange: -64...63) { return .success(library) }
         return .failure(Unavailable(reason: "oneDNN \(library.version)'s int8 GEMM gave wrong products in its self-check on this CPU (\(library.isa))"))
     }

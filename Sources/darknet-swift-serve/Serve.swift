@@ -135,7 +135,7 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "darknet-swift-serve")
         logger.logLevel = .info
         let options = ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
-                                   convolutionAlgorithm: engine.convolutionAlgorithm)
+                                   convolutionAlgorithm: engine.convolutionAlgorithm, gemm: engine.gemm)
         do {
             try await Server(specs: specs, options: options, settings: settings, logger: logger).run()
         } catch {

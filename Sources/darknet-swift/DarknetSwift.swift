@@ -71,7 +71,7 @@ struct DarknetSwift: ParsableCommand {
 
     /// `darknet-swift 0.1.0 (commit abc1234)`, the Swift compiler that built it, the BLAS
     /// library and the kernel it runs, the packed kernel the engine drives (if any), and what
-    /// `--precision int8` runs on (oneDNN, its instruction set) or why it cannot.
+    /// `--precision int8` and `--gemm onednn` run on (oneDNN, its instruction set) or why they cannot.
     static func versionText() -> String {
         "darknet-swift \(version) (commit \(Machine.buildCommit()))\n"
             + "Swift: \(swiftVersion)\n"
@@ -79,6 +79,16 @@ struct DarknetSwift: ParsableCommand {
             + (BLAS.coreNote.map { "BLAS core: \($0)\n" } ?? "")
             + "packed weights: \(BLAS.packedKernel ?? "none, cblas_sgemm only")\n"
             + "int8: \(int8Line)\n"
+            + "gemm onednn: \(onednnLine)\n"
+    }
+
+    /// What `--gemm onednn` runs on, or why it cannot.
+    private static var onednnLine: String {
+        switch GEMMLibrary.onednnSupport {
+        case .success(let support): support
+        case .failure(.oneDNNUnavailable(let reason)): "unavailable: \(reason)"
+        case .failure(let error): "unavailable: \(error)"
+        }
     }
 
     /// What `--precision int8` runs on, or why it cannot.

@@ -39,13 +39,15 @@ final class HelpTests: XCTestCase {
         let result = try CLI.run(["--version"], environment: ["DARKNET_SWIFT_COMMIT": "abc1234"])
         XCTAssertEqual(result.status, 0)
         var lines = result.stdout.split(separator: "\n").map(String.init)
-        if lines.count == 6 {
+        if lines.count == 7 {
             XCTAssertTrue(lines[3].hasPrefix("BLAS core: OpenBLAS picked "), result.stdout)
             lines.remove(at: 3)
         }
-        XCTAssertEqual(lines.count, 5, result.stdout)
-        guard lines.count == 5 else { return }
+        XCTAssertEqual(lines.count, 6, result.stdout)
+        guard lines.count == 6 else { return }
         XCTAssertTrue(lines[4].hasPrefix("int8: oneDNN ") || lines[4].hasPrefix("int8: unavailable: "), result.stdout)
+        XCTAssertTrue(lines[5].hasPrefix("gemm onednn: dnnl_sgemm of oneDNN ") || lines[5].hasPrefix("gemm onednn: unavailable: "),
+                      result.stdout)
         XCTAssertEqual(lines[0], "darknet-swift 0.1.0 (commit abc1234)")
         #if compiler(>=6.3) && !compiler(>=6.4)
         XCTAssertEqual(lines[1], "Swift: 6.3")

@@ -12,7 +12,9 @@ import Kernels
 /// at load for OpenBLAS's kernel when there is one and the layer has one group, as
 /// `PointwiseConvolution` does. Bands keep darknet's layout for OpenBLAS's direct kernel where
 /// there is one; without it, bands of at least `Im2colBands.packedMinimumK` rows take packed
-/// weights too (`Im2colBands.packs`), and shallower ones `cblas_sgemm`.
+/// weights too (`Im2colBands.packs`), and shallower ones `cblas_sgemm`. With
+/// `GEMMLibrary.onednn` (`KernelContext.onednn`) nothing is packed: every product, in blocks
+/// or bands, is one `dnnl_sgemm` per part on darknet's layout.
 struct Im2colConvolution: ConvolutionRoute {
     let spec: ConvolutionSpec
     /// `filters × C/groups × size × size`, as darknet stores them (batch norm folded in), or
@@ -27,7 +29,7 @@ struct Im2colConvolution: ConvolutionRoute {
     init(_ spec: ConvolutionSpec, weights: [Float], kernels: KernelContext) {
         self.spec = spec
         bandRows = Im2colBands.bandRows(spec.group, kernels.blocking)
-        kernel = Self.packs(spec.group, groups: spec.groups, kernels: kernels) ? kernels.packed : nil
+        kernel = Self.packs(spec.group, groups: spec.groups, kernels: kernels) ? kernels.productKernel : nil
         let g = spec.group
         self.weights = kernel.map { PackedGEMM.packedWeights($0, weights, rows: g.filters, k: g.k) } ?? weights
     }
@@ -36,8 +38,8 @@ struct Im2colConvolution: ConvolutionRoute {
     /// packed kernel, the layer one group, and it runs not in bands or in bands that pack
     /// (`Im2colBands.packs`).
     static func packs(_ g: ConvolutionGeometry, groups: Int, kernels: KernelContext) -> Bool {
-        guard kernels.packed != nil, groups == 1 else { return false }
-        return Im2colBands.bandRows(g, kernels.blocking) == nil || Im2colBands.packs(g, kernel: kernels.packed)
+        guard kernels.productKernel != nil, groups == 1 else { return false }
+        return Im2colBands.bandRows(g, kernels.blocking) == nil || Im2colBands.packs(g, kernel: kernels.productKernel)
     }
 
     var method: ConvolutionMethod { bandRows == nil ? .im2col : .im2colBands }
@@ -89,8 +91,8 @@ struct Im2colConvolution: ConvolutionRoute {
                         let seconds = Im2colBands.forward(g, input: input, images: io.images, weights: groupWeights,
                                                           output: output, epilogue: epilogue, pooled: io.pooledView(spec),
                                                           bandRows: bandRows, workspace: workspace,
-                                                          direct: kernel == nil ? context.packed?.direct : nil,
-                                                          packed: kernel, threads: context.threads,
+                                                          direct: kernel == nil ? context.productKernel?.direct : nil,
+                                                          packed: kernel, onednn: context.onednn, threads: context.threads,
                                                           timed: timer != nil)
                         timer?.lap(\.gemm, shares: (\.im2col, seconds.im2col), (\.epilogue, seconds.epilogue))
                         continue
@@ -109,7 +111,7 @@ struct Im2colConvolution: ConvolutionRoute {
                         } else {
                             GEMM.multiply(m: g.filters, n: columns, k: g.k, a: groupWeights, lda: g.k, b: workspace, ldb: columns,
                                           c: c, ldc: output.channelStride, segments: segments, threads: context.threads,
-                                          timeEpilogue: timer != nil, epilogue: finish)
+                                          timeEpilogue: timer != nil, onednn: context.onednn, epilogue: finish)
                         }
                         timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
                     }

@@ -11,7 +11,8 @@ import Kernels
 /// again on every call, and on a 1×1 layer that is most of its packing. Where that kernel has a
 /// direct routine (AVX-512 cores) and the layer is small enough (`runsDirect`), nothing is
 /// packed at all: the weights stay in darknet's layout and the input is read where it lies
-/// (`GEMM.multiplyDirect`).
+/// (`GEMM.multiplyDirect`). With `GEMMLibrary.onednn` (`KernelContext.onednn`) neither: the
+/// weights stay in darknet's layout and each part of the product is one `dnnl_sgemm`.
 struct PointwiseConvolution: ConvolutionRoute {
     let spec: ConvolutionSpec
     /// `filters × C/groups`, as darknet stores them (batch norm folded in), or packed for `kernel`.
@@ -60,7 +61,7 @@ struct PointwiseConvolution: ConvolutionRoute {
     /// `packedScratchCount` when the weights are packed (`packsColumns`, as `init` decides), else none.
     static func workspaceCount(_ geometry: ConvolutionGeometry, groups: Int, _ context: PlanningContext) -> Int {
         let g = ConvolutionSpec.group(geometry, groups: groups)
-        return packsColumns(g, groups: groups, kernel: context.kernels.packed) ? packedScratchCount(g) : 0
+        return packsColumns(g, groups: groups, kernel: context.kernels.productKernel) ? packedScratchCount(g) : 0
     }
     var poolsRows: Bool { false }
 
@@ -94,7 +95,7 @@ struct PointwiseConvolution: ConvolutionRoute {
                                       a: w.baseAddress! + group * g.filters * g.channels, lda: g.channels,
                                       b: input.base, ldb: columns, c: output.base, ldc: columns,
                                       segments: io.images, threads: context.threads, timeEpilogue: timer != nil,
-                                      epilogue: finish)
+                                      onednn: context.onednn, epilogue: finish)
                     }
                     timer?.lap(\.gemm, \.epilogue, secondSeconds: seconds)
                 }

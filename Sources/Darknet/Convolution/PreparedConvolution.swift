@@ -28,7 +28,7 @@ enum PreparedConvolution: Sendable {
          options: ExecutionOptions) {
         let spec = ConvolutionSpec(layer, conv, biases: weights.biases)
         switch Self.runnable(method, conv, kernels: options.kernels) {
-        case .gemm: self = .gemm(PointwiseConvolution(spec, weights: weights.weights, kernel: options.kernels.packed))
+        case .gemm: self = .gemm(PointwiseConvolution(spec, weights: weights.weights, kernel: options.kernels.productKernel))
         case .im2col, .im2colBands: self = .im2col(Im2colConvolution(spec, weights: weights.weights, kernels: options.kernels))
         case .winogradStreamed: self = .winograd(WinogradConvolution(spec, streaming: weights.weights, options: options))
         case .winograd, .winogradStride2:

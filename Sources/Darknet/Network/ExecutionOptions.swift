@@ -23,25 +23,32 @@ public struct ExecutionOptions: Sendable, Hashable {
     public var blocking: Blocking
     /// f32, or int8 on the layers a calibration marks (`Precision`).
     public var precision: Precision
+    /// The library the f32 im2col and 1×1 products run on (`GEMMLibrary`; OpenBLAS by default).
+    public var gemm: GEMMLibrary
     /// Let OpenBLAS's direct kernel multiply where the engine would take it (AVX-512 cores);
     /// tests turn it off to run the packed routes it stands in for.
     var usesDirectKernel = true
 
     public init(threads: Int? = nil, convolutionAlgorithm: ConvolutionAlgorithm = .auto, usesPackedKernel: Bool = true,
-                blocking: Blocking = Blocking(), precision: Precision = .f32) {
+                blocking: Blocking = Blocking(), precision: Precision = .f32, gemm: GEMMLibrary = .openblas) {
         self.threads = max(1, threads ?? min(GEMM.defaultThreads, Self.maximumThreads))
         self.convolutionAlgorithm = convolutionAlgorithm
         self.usesPackedKernel = usesPackedKernel
         self.blocking = blocking
         self.precision = precision
+        self.gemm = gemm
     }
 
     /// What the kernels are told on every call.
     var kernels: KernelContext {
         var packed = usesPackedKernel ? PackedGEMM.kernel : nil
         if !usesDirectKernel { packed?.direct = nil }
-        return KernelContext(threads: threads, packed: packed, blocking: blocking)
+        return KernelContext(threads: threads, packed: packed, blocking: blocking,
+                             onednn: gemm == .onednn ? try? OneDNN.sgemmLibrary.get() : nil)
     }
+
+    /// `method` as `summary --methods` and `benchmark` name it (`GEMMLibrary.routeName`).
+    public func routeName(_ method: ConvolutionMethod) -> String { gemm.routeName(method) }
 
     /// The packed sgemm kernel these options drive (`sgemm_kernel_COOPERLAKE (16×4)`), nil when
     /// they call `cblas_sgemm` only.

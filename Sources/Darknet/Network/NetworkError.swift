@@ -13,6 +13,9 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
     case batchInputSize(batch: Int, expected: TensorShape, actualCount: Int)
     /// `ExecutionOptions.threads` over `ExecutionOptions.maximumThreads`.
     case tooManyThreads(Int, maximum: Int)
+    /// `ExecutionOptions.gemm` is `onednn` and oneDNN is missing or failed its self-check: the
+    /// reason names what to install.
+    case oneDNNUnavailable(reason: String)
 
     public var description: String {
         switch self {
@@ -30,6 +33,8 @@ public enum NetworkError: Error, Equatable, CustomStringConvertible {
             return "network input must be \(batch) images of \(expected.channels)×\(expected.height)×\(expected.width) = \(batch * expected.count) floats, got \(actual)"
         case .tooManyThreads(let threads, let maximum):
             return "threads must be 1...\(maximum), got \(threads)"
+        case .oneDNNUnavailable(let reason):
+            return "f32 on oneDNN cannot run: \(reason)"
         }
     }
 }

@@ -60,11 +60,13 @@ public struct PreparedModel: Sendable {
         self = try builder.build()
     }
 
-    /// Throws for options the kernels cannot run (more threads than `ExecutionOptions.maximumThreads`).
+    /// Throws for options the kernels cannot run (more threads than `ExecutionOptions.maximumThreads`,
+    /// `gemm` oneDNN without oneDNN).
     static func check(_ options: ExecutionOptions) throws {
         if options.threads > ExecutionOptions.maximumThreads {
             throw NetworkError.tooManyThreads(options.threads, maximum: ExecutionOptions.maximumThreads)
         }
+        try options.gemm.check()
     }
 
     /// Checks that every layer with parameters has them, of its type (`PreparedModelBuilder.build`).

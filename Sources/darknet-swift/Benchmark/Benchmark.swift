@@ -86,7 +86,8 @@ struct Benchmark: ParsableCommand {
         let batch = batch.batch
         let loader = ModelLoader(cfg: cfg, weights: weights,
                                  options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
-                                                       convolutionAlgorithm: engine.convolutionAlgorithm, calibration: engine.calibration))
+                                                       convolutionAlgorithm: engine.convolutionAlgorithm, gemm: engine.gemm,
+                                                       calibration: engine.calibration))
         let model = try loader.model()
         let options = try loader.executionOptions()
         // Read as `detect` reads: each convolution prepared for its method as it is read.
@@ -121,6 +122,7 @@ struct Benchmark: ParsableCommand {
                                      layerSums: measured.layerSums, singleEndToEnd: measured.single,
                                      loadSeconds: loadSeconds, load: measured.load)
         result.precision = options.precision.name
+        result.gemm = options.gemm
         result.calibration = engine.calibration
         let rows = sort == .time ? result.rows.sorted { ($0.median, $1.layer.index) > ($1.median, $0.layer.index) } : result.rows
         switch format {

@@ -14,6 +14,10 @@ enum BenchmarkTable {
         text += "blas      \(m.blas) (core \(m.blasCore)), \(m.threads) thread\(m.threads == 1 ? "" : "s")"
             + "; packed weights: \(m.packedKernel ?? "none, cblas_sgemm only")\n"
         if let note = m.blasCoreNote { text += "blas core \(note)\n" }
+        if result.gemm == .onednn {
+            let support = (try? GEMMLibrary.onednnSupport.get()) ?? "oneDNN"
+            text += "gemm      im2col and 1x1 products on \(support), one call per part; Winograd on OpenBLAS\n"
+        }
         text += "weights   \(result.weights)"
             + (result.isSynthetic ? ": no weights file given, deterministic random weights (same speed as real ones)\n" : "\n")
         if let calibration = result.calibration {
@@ -38,7 +42,7 @@ enum BenchmarkTable {
         var lines = [columns]
         for row in rows {
             let i = row.layer.input, o = row.layer.output
-            var cells = [String(row.layer.index), row.layer.typeName, row.options, row.method?.rawValue ?? "",
+            var cells = [String(row.layer.index), row.layer.typeName, row.options, row.method.map(result.gemm.routeName) ?? "",
                          "\(i.width)x\(i.height)x\(i.channels)", "->", "\(o.width)x\(o.height)x\(o.channels)",
                          row.layer.bflops > 0 ? String(format: "%.3f", row.bflops) : "",
                          ms(row.median), ms(row.p90), row.layer.bflops > 0 ? String(format: "%.1f", row.gflops) : ""]
@@ -126,7 +130,7 @@ enum BenchmarkCSV {
         var text = header.joined(separator: ",") + "\n"
         for row in rows {
             let i = row.layer.input, o = row.layer.output
-            var cells = [String(row.layer.index), row.layer.typeName, field(row.options), row.method?.rawValue ?? "",
+            var cells = [String(row.layer.index), row.layer.typeName, field(row.options), row.method.map(result.gemm.routeName) ?? "",
                          String(i.channels), String(i.height), String(i.width),
                          String(o.channels), String(o.height), String(o.width),
                          String(format: "%.3f", row.bflops), msValue(row.median), msValue(row.p90),
@@ -150,7 +154,8 @@ enum BenchmarkCSV {
 }
 
 /// `benchmark --format json`: one object, keys in a fixed order (tools and CI read them):
-/// `machine`, `cfg`, `width`, `height`, `weights`, `runs`, `warmup`, `layers` (index, type,
+/// `machine`, `cfg`, `width`, `height`, `weights`, `precision`, `gemm` (`openblas` or
+/// `onednn`), [`calibration`], `runs`, `warmup`, `layers` (index, type,
 /// options, [method], input/output `[c, h, w]`, bflops, medianMs, p90Ms, gflops, percent, [peakPercent],
 /// [phases {im2col, gemm, epilogue}]), `totalBflops`, `endToEndMedianMs`, `endToEndP90Ms`,
 /// `sumOfLayersMs` (sum of layer medians), `layerSumMedianMs` (median over profiled passes of
@@ -172,7 +177,7 @@ enum BenchmarkJSON {
         let layers = rows.map { row -> String in
             let i = row.layer.input, o = row.layer.output
             var text = "{\"index\":\(row.layer.index),\"type\":\(q(row.layer.typeName)),\"options\":\(q(row.options)),"
-                + (row.method.map { "\"method\":\(q($0.rawValue))," } ?? "")
+                + (row.method.map { "\"method\":\(q(result.gemm.routeName($0)))," } ?? "")
                 + "\"input\":[\(i.channels),\(i.height),\(i.width)],\"output\":[\(o.channels),\(o.height),\(o.width)],"
                 + "\"bflops\":\(n(row.bflops)),\"medianMs\":\(n(row.median * 1000)),\"p90Ms\":\(n(row.p90 * 1000)),"
                 + "\"gflops\":\(n(row.gflops)),\"percent\":\(n(result.percent(row)))"
@@ -183,7 +188,7 @@ enum BenchmarkJSON {
             return text + "}"
         }
         return "{\"machine\":{\(machine)},\"cfg\":\(q(result.cfg)),\"width\":\(result.width),\"height\":\(result.height),"
-            + "\"weights\":\(q(result.weights)),\"precision\":\(q(result.precision)),"
+            + "\"weights\":\(q(result.weights)),\"precision\":\(q(result.precision)),\"gemm\":\(q(result.gemm.rawValue)),"
             + (result.calibration.map { "\"calibration\":\(q($0))," } ?? "") + "\"runs\":\(result.runs),\"warmup\":\(result.warmup),"
             + "\"layers\":[\(layers.joined(separator: ","))],"
             + "\"totalBflops\":\(n(result.totalBflops)),\"endToEndMedianMs\":\(n(result.endToEndMedian * 1000)),"

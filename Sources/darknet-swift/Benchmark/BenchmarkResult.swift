@@ -39,6 +39,8 @@ struct BenchmarkResult {
     /// `f32`, or `int8` with the calibration file (`--precision`).
     var precision = "f32"
     var calibration: String?
+    /// The library of the f32 im2col and 1×1 products (`--gemm`).
+    var gemm: GEMMLibrary = .openblas
     var rows: [BenchmarkRow]
     /// Seconds of each plain `forward` (one per run).
     var endToEnd: [Double]

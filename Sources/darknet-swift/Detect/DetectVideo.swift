@@ -43,7 +43,8 @@ extension Detect {
         try run.run {
             let loader = ModelLoader(cfg: files.cfg, weights: files.weights,
                                      options: ModelOptions(size: size.size, strict: strict.strict, threads: engine.threads,
-                                                           convolutionAlgorithm: engine.convolutionAlgorithm, calibration: engine.calibration))
+                                                           convolutionAlgorithm: engine.convolutionAlgorithm, gemm: engine.gemm,
+                                                           calibration: engine.calibration))
             let detector = try loader.detector(detection.detectorOptions)
             let names = try loader.classNames(detection.names, data: try data.read(), classes: detector.classCount)
             return (detector, names, try detection.filter(names: names))

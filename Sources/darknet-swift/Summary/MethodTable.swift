@@ -2,15 +2,17 @@ import Darknet
 import Foundation
 
 /// `summary --methods`: how each convolution computes under a `--conv-algorithm` (and, with
-/// `--precision int8`, which run `int8`, as the calibration marks them) and the parameter
+/// `--precision int8`, which run `int8`, as the calibration marks them; with `--gemm onednn`,
+/// which multiply on `dnnl_sgemm`) and the parameter
 /// memory it holds, after darknet's table; then the memory totals and the OpenBLAS kernel
 /// driven with packed weights, if any (`auto`'s choice depends on it).
 enum MethodTable {
     static func render(_ model: ModelDescription, options: ExecutionOptions) -> String {
         let methods = model.convolutionMethods(options)
-        let precision = options.precision.calibration == nil ? "" : " --precision \(options.precision.name)"
-        var text = "\nconvolutions with --conv-algorithm \(options.convolutionAlgorithm.rawValue)\(precision):\n"
-        let width = max(11, methods.compactMap { $0?.rawValue.count }.max() ?? 0)
+        var flags = options.precision.calibration == nil ? "" : " --precision \(options.precision.name)"
+        if options.gemm != .openblas { flags += " --gemm \(options.gemm.rawValue)" }
+        var text = "\nconvolutions with --conv-algorithm \(options.convolutionAlgorithm.rawValue)\(flags):\n"
+        let width = max(11, methods.compactMap { $0.map(options.routeName)?.count }.max() ?? 0)
         text += "layer  " + "method".padding(toLength: width, withPad: " ", startingAt: 0) + "  parameters MB\n"
         var total = 0, plain = 0
         for layer in model.layers {
@@ -23,7 +25,7 @@ enum MethodTable {
             let bytes = model.parameterBytes(ofLayer: layer.index, method: method)
             total += bytes
             plain += model.parameterBytes(ofLayer: layer.index, method: .im2col)
-            let name = method.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
+            let name = options.routeName(method).padding(toLength: width, withPad: " ", startingAt: 0)
             text += String(format: "%5d  ", layer.index) + name + String(format: "  %13.3f\n", Double(bytes) / 1e6)
         }
         let count = methods.compactMap { $0 }.filter { $0.isWinograd }.count

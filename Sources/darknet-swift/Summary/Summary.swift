@@ -17,6 +17,8 @@ struct Summary: ParsableCommand {
 
     @OptionGroup var convolution: ConvolutionAlgorithmOption<PlansConvolutions>
 
+    @OptionGroup var library: GEMMOption
+
     @OptionGroup var arithmetic: PrecisionOption
 
     @OptionGroup var strict: StrictOption
@@ -36,7 +38,7 @@ struct Summary: ParsableCommand {
         do {
             let loader = ModelLoader(cfg: cfg, weights: nil,
                                      options: ModelOptions(size: size.size, strict: strict.strict,
-                                                           convolutionAlgorithm: convolution.convAlgorithm,
+                                                           convolutionAlgorithm: convolution.convAlgorithm, gemm: library.gemm,
                                                            calibration: arithmetic.calibrationFile))
             let model = try loader.model()
             let options = try loader.executionOptions()
