@@ -121,6 +121,23 @@ final class ServeLifecycleTests: XCTestCase {
         }
     }
 
+    /// A request that outlives `--drain-seconds` (a 60 s pass) does not keep the process: it
+    /// exits 1 and its log names the requests it abandoned.
+    func testADrainTimeoutExitsOneNamingTheAbandonedRequests() throws {
+        let models = try ServeModels(self)
+        let server = try ServeProcess(models.slowArguments(milliseconds: 60_000) + ["--max-batch", "1", "--drain-seconds", "1"],
+                                      testCase: self)
+        try server.waitReady()
+        let photo = try models.photo("p.png", seed: 1)
+        let clients = Background { Curl.concurrently((0..<2).map { _ in Self.detect(server, photo, ["--max-time", "120"]) }) }
+        // One running, one waiting.
+        try server.wait { (try server.metric("darknet_queue_depth{model=\"slow\"}") ?? 0) >= 1 }
+        XCTAssertEqual(server.terminate(timeout: 60), 1, server.log)
+        XCTAssertTrue(server.log.contains("drain timeout"), server.log)
+        XCTAssertTrue(server.log.contains("abandoned=2"), server.log)
+        XCTAssertEqual(clients.value.map(\.status), [0, 0], "the abandoned requests get no answer: their connections close")
+    }
+
     func testAClientThatLeavesHasItsQueuedJobDropped() throws {
         let models = try ServeModels(self)
         let server = try ServeProcess(models.slowArguments() + ["--max-batch", "1"], testCase: self)
