@@ -118,7 +118,7 @@ let package = Package(
         // Darknet for `SyntheticWeights` (models of the tests' own cfgs, run through the binary).
         .testTarget(name: "CLITests", dependencies: ["darknet-swift", "CommandSupport", "Imaging", "Darknet", "TestSupport"], exclude: ["Fixtures"]),
         // The server through its real binary on loopback (and its batching queue in-process).
-        .testTarget(name: "ServerTests", dependencies: ["darknet-swift-serve", "darknet-swift", "DarknetServer", "Imaging", "Darknet", "TestSupport"],
+        .testTarget(name: "ServerTests", dependencies: ["darknet-swift-serve", "darknet-swift", "DarknetServer", "CommandSupport", "Imaging", "Darknet", "TestSupport"],
                     exclude: ["Scripts"]),
     ]
 )

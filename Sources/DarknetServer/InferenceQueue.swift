@@ -20,7 +20,12 @@ import YOLO
 /// - only the jobs bodies are held here (network inputs, never sockets): a slow client holds
 ///   no place in a batch, since a job is submitted only once its body is read and decoded;
 /// - `close()` stops taking jobs (`notReady`), the waiting ones are still run, then the
-///   thread ends; `drained` is true once nothing waits or runs.
+///   thread ends; `drained` is true once nothing waits or runs;
+/// - a continuation is resumed only once `condition` is unlocked. A task's cancellation
+///   handler (`cancel`, which takes `condition`) runs holding that task's status lock, and
+///   resuming the task needs the same status lock: a resume under `condition` racing a
+///   cancellation deadlocks the inference thread and the cancelling thread, then every
+///   thread of the cooperative pool that reaches `submit`, and with them the whole server.
 package final class InferenceQueue: @unchecked Sendable {
     /// What a job asks of the model.
     package enum Work: Sendable {
@@ -117,14 +122,16 @@ package final class InferenceQueue: @unchecked Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Answer, Error>) in
-                condition.withLock {
+                let cancelled = condition.withLock {
                     registered.remove(id)
-                    if cancelledEarly.remove(id) != nil { return continuation.resume(throwing: CancellationError()) }
+                    if cancelledEarly.remove(id) != nil { return true }
                     waiting.append(Waiting(id: id, job: job, arrival: DispatchTime.now().uptimeNanoseconds,
                                            deadline: deadline, continuation: continuation))
                     metrics.queueDepth(model: name, waiting.count)
                     condition.broadcast()
+                    return false
                 }
+                if cancelled { continuation.resume(throwing: CancellationError()) }
             }
         } onCancel: {
             cancel(id)
@@ -154,8 +161,13 @@ package final class InferenceQueue: @unchecked Sendable {
     }
 
     private func loop() {
-        while let batch = nextBatch() {
-            run(batch)
+        while let (batch, expired) = nextBatch() {
+            // Answered here, with `condition` unlocked (see the rules above).
+            for job in expired {
+                metrics.dropped(model: name, reason: "deadline")
+                job.continuation.resume(throwing: ServerError.deadlineExceeded(milliseconds: 0))
+            }
+            if !batch.isEmpty { run(batch) }
             condition.withLock {
                 running = 0
                 condition.broadcast()
@@ -163,8 +175,9 @@ package final class InferenceQueue: @unchecked Sendable {
         }
     }
 
-    /// The next batch (blocking), expired jobs answered; nil once closed and empty.
-    private func nextBatch() -> [Waiting]? {
+    /// The next batch (blocking) and the jobs taken out of the queue because their deadline
+    /// passed, for the caller to answer once `condition` is unlocked; nil once closed and empty.
+    private func nextBatch() -> (batch: [Waiting], expired: [Waiting])? {
         condition.lock()
         defer { condition.unlock() }
         while true {
@@ -179,20 +192,17 @@ package final class InferenceQueue: @unchecked Sendable {
             }
             let now = DispatchTime.now().uptimeNanoseconds
             var batch: [Waiting] = []
+            var expired: [Waiting] = []
             while !waiting.isEmpty, batch.count < maxBatch {
                 let next = waiting.removeFirst()
-                if next.deadline <= now {
-                    metrics.dropped(model: name, reason: "deadline")
-                    next.continuation.resume(throwing: ServerError.deadlineExceeded(milliseconds: 0))
-                } else {
-                    batch.append(next)
-                }
+                if next.deadline <= now { expired.append(next) } else { batch.append(next) }
             }
             metrics.queueDepth(model: name, waiting.count)
-            if !batch.isEmpty {
-                running = batch.count
+            if !batch.isEmpty || !expired.isEmpty {
+                // Counted as running until answered, so that `drained` waits for them too.
+                running = batch.count + expired.count
                 for job in batch { inFlight[job.id] = job.continuation }
-                return batch
+                return (batch, expired)
             }
         }
     }

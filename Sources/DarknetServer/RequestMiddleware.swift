@@ -6,6 +6,7 @@ import NIOCore
 import NIOHTTP1
 
 /// What every request goes through, outermost first:
+/// - counted in `ServerState.requestsInFlight` until it is answered;
 /// - one log line when it ends (method, route, status, code, milliseconds, bytes in, the
 ///   error's message when it failed), and
 ///   `ServerMetrics.request` by route and status;
@@ -18,6 +19,7 @@ import NIOHTTP1
 package struct RequestMiddleware: RouterMiddleware {
     package typealias Context = ServerContext
     package let metrics: ServerMetrics
+    package let state: ServerState
     package let logger: Logger
     package let token: String?
     /// `--max-body-mb` in bytes, for the 413 Hummingbird raises itself.
@@ -26,6 +28,8 @@ package struct RequestMiddleware: RouterMiddleware {
     package func handle(_ request: Request, context: ServerContext,
                         next: (Request, ServerContext) async throws -> Response) async throws -> Response {
         let start = DispatchTime.now().uptimeNanoseconds
+        state.requestBegan()
+        defer { state.requestEnded() }
         let response: Response
         var code = "-"
         var message: String?

@@ -10,8 +10,8 @@ import ServiceLifecycle
 ///
 /// SIGTERM or SIGINT (`DrainService`): not ready from that moment, the queues take no new
 /// job (503 `not_ready`) and run what they hold, then the listener closes and the requests
-/// in flight are answered; the process exits 0. Past `drainSeconds` it exits 1 with what
-/// was left unfinished logged.
+/// in flight are answered; the process exits 0. `drainSeconds` after the first signal it
+/// exits 1 whatever is still running (`DrainDeadline`), logging how many requests it abandons.
 package struct Server: Sendable {
     package let specs: [ModelSpec]
     package let options: ModelOptions
@@ -49,7 +49,7 @@ package struct Server: Sendable {
         let metrics = ServerMetrics()
         let state = ServerState(names: specs.map(\.name), metrics: metrics)
         let router = Router(context: ServerContext.self)
-        router.add(middleware: RequestMiddleware(metrics: metrics, logger: logger, token: settings.token,
+        router.add(middleware: RequestMiddleware(metrics: metrics, state: state, logger: logger, token: settings.token,
                                                  bodyLimit: settings.maxBodyBytes))
         let reader = BodyReader(limit: settings.maxBodyBytes, timeout: settings.bodyTimeout)
         let runner = JobRunner(settings: settings)
@@ -68,7 +68,9 @@ package struct Server: Sendable {
             logger: logger
         )
         startLoading(into: state)
-        let drain = DrainService(state: state, seconds: settings.drainSeconds, logger: logger)
+        let deadline = DrainDeadline(seconds: settings.drainSeconds, state: state, logger: logger)
+        defer { deadline.cancel() }
+        let drain = DrainService(state: state, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [app, drain], gracefulShutdownSignals: [.sigterm, .sigint],
                                                       logger: logger))
         try await group.run()
@@ -103,26 +105,57 @@ package struct Server: Sendable {
 
 /// The first service to hear SIGTERM (the service group stops services in reverse order):
 /// marks the server draining, waits until every queue has run what it held, then lets the
-/// HTTP server stop. A watchdog ends the process with status 1 after `seconds`.
+/// HTTP server stop.
 struct DrainService: Service {
     let state: ServerState
-    let seconds: Double
     let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
         let models = state.drain()
-        logger.info("draining", metadata: ["waiting": "\(models.reduce(0) { $0 + $1.queue.depth })"])
-        let seconds = seconds, logger = logger
-        let watchdog = Thread {
-            Thread.sleep(forTimeInterval: seconds)
-            logger.error("drain timeout", metadata: ["seconds": "\(seconds)", "waiting": "\(models.reduce(0) { $0 + $1.queue.depth })"])
-            exit(1)
-        }
-        watchdog.start()
+        logger.info("draining", metadata: ["waiting": "\(models.reduce(0) { $0 + $1.queue.depth })",
+                                           "requests": "\(state.requestsInFlight)"])
         while !models.allSatisfy(\.queue.drained) {
             try? await Task.sleep(nanoseconds: 10_000_000)
         }
         logger.info("drained")
+    }
+}
+
+/// The bound on draining: `seconds` after the first SIGTERM or SIGINT the process exits 1,
+/// logging how many requests it abandons. It hears the signal on a dispatch queue of its own
+/// and waits on a thread of its own, never on Swift's cooperative pool, and reads only the
+/// request count: a request stuck on the pool or holding a queue's lock cannot keep the
+/// process alive (`_exit`, so that no exit handler can wait on such a thread either).
+/// Dispatch sources are thread-safe; `sources` is never mutated.
+final class DrainDeadline: @unchecked Sendable {
+    private let sources: [any DispatchSourceSignal]
+
+    init(seconds: Double, state: ServerState, logger: Logger) {
+        let queue = DispatchQueue(label: "darknet-swift-serve drain deadline")
+        // Read and written on `queue` only.
+        nonisolated(unsafe) var started = false
+        sources = [SIGTERM, SIGINT].map { signal in
+            let source = DispatchSource.makeSignalSource(signal: signal, queue: queue)
+            source.setEventHandler {
+                guard !started else { return }
+                started = true
+                let watchdog = Thread {
+                    Thread.sleep(forTimeInterval: seconds)
+                    logger.error("drain timeout: exiting with requests unanswered", metadata: [
+                        "seconds": "\(seconds)", "abandoned": "\(state.requestsInFlight)",
+                    ])
+                    _exit(1)
+                }
+                watchdog.start()
+            }
+            source.resume()
+            return source
+        }
+    }
+
+    /// Stops listening (the server has stopped); a watchdog already started still runs.
+    func cancel() {
+        for source in sources { source.cancel() }
     }
 }

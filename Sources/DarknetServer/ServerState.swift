@@ -13,6 +13,7 @@ package final class ServerState: @unchecked Sendable {
     private let lock = NSLock()
     private var phase = Phase.loading
     private var models: [String: ServedModel] = [:]
+    private var requests = 0
     /// Names given on the command line, in their order, loaded or not.
     package let names: [String]
     package let metrics: ServerMetrics
@@ -24,6 +25,13 @@ package final class ServerState: @unchecked Sendable {
     }
 
     package var current: Phase { lock.withLock { phase } }
+
+    /// Requests begun and not yet answered (`RequestMiddleware`): what a drain timeout abandons.
+    package var requestsInFlight: Int { lock.withLock { requests } }
+
+    package func requestBegan() { lock.withLock { requests += 1 } }
+
+    package func requestEnded() { lock.withLock { requests -= 1 } }
 
     package var isReady: Bool { current == .ready }
 

@@ -86,6 +86,58 @@ final class ServeLifecycleTests: XCTestCase {
         XCTAssertEqual(answer.json["code"] as? String, "deadline_exceeded", answer.text)
     }
 
+    /// Deadlines that pass at every point of a request's life (while its photo decodes, as it
+    /// is queued, while it waits, during its pass): photos from 16×12 to 1024×768 decode in
+    /// very different times, thirty at once, against deadlines of 1, 40 and 150 ms and 5 ms
+    /// passes. Every request is answered, 200 or 504 (`deadline_exceeded`) or 503
+    /// (`queue_full`), and the server then still answers and drains. An expired job answered
+    /// under the queue's lock deadlocked against the deadline's cancellation, and from then on
+    /// the server answered no one (`InferenceQueueTests` has the race alone).
+    func testEveryRequestIsAnsweredWhereverItsDeadlinePasses() throws {
+        let models = try ServeModels(self)
+        let sizes = [(16, 12), (96, 72), (320, 240), (640, 480), (1024, 768)]
+        let photos = try sizes.enumerated().map { index, size in
+            try models.photo("p\(index).png", width: size.0, height: size.1, seed: UInt64(index + 1))
+        }
+        // 1 ms: past before any photo is decoded; longer: past while some wait or run.
+        for deadline in [1, 40, 150] {
+            let server = try ServeProcess(models.slowArguments(milliseconds: 5)
+                + ["--deadline-ms", String(deadline), "--queue", "16", "--drain-seconds", "5"], testCase: self)
+            try server.waitReady()
+            for round in 0..<3 {
+                let answers = Curl.concurrently((0..<30).map { index in
+                    Self.detect(server, photos[(index + round) % photos.count], ["--max-time", "20"])
+                })
+                for answer in answers {
+                    XCTAssertTrue([200, 503, 504].contains(answer.status),
+                                  "--deadline-ms \(deadline), round \(round): \(answer.status) (curl \(answer.exit)) \(answer.text)")
+                    if answer.status == 504 { XCTAssertEqual(answer.json["code"] as? String, "deadline_exceeded", answer.text) }
+                    if answer.status == 503 { XCTAssertEqual(answer.json["code"] as? String, "queue_full", answer.text) }
+                }
+                guard answers.allSatisfy({ $0.status != 0 }) else { return }
+            }
+            XCTAssertEqual(try Curl.get(server.base + "/v2/health/ready").status, 200)
+            XCTAssertEqual(server.terminate(timeout: 60), 0, server.log)
+        }
+    }
+
+    /// A request that outlives `--drain-seconds` (a 60 s pass) does not keep the process: it
+    /// exits 1 and its log names the requests it abandoned.
+    func testADrainTimeoutExitsOneNamingTheAbandonedRequests() throws {
+        let models = try ServeModels(self)
+        let server = try ServeProcess(models.slowArguments(milliseconds: 60_000) + ["--max-batch", "1", "--drain-seconds", "1"],
+                                      testCase: self)
+        try server.waitReady()
+        let photo = try models.photo("p.png", seed: 1)
+        let clients = Background { Curl.concurrently((0..<2).map { _ in Self.detect(server, photo, ["--max-time", "120"]) }) }
+        // One running, one waiting.
+        try server.wait { (try server.metric("darknet_queue_depth{model=\"slow\"}") ?? 0) >= 1 }
+        XCTAssertEqual(server.terminate(timeout: 60), 1, server.log)
+        XCTAssertTrue(server.log.contains("drain timeout"), server.log)
+        XCTAssertTrue(server.log.contains("abandoned=2"), server.log)
+        XCTAssertEqual(clients.value.map(\.status), [0, 0], "the abandoned requests get no answer: their connections close")
+    }
+
     func testAClientThatLeavesHasItsQueuedJobDropped() throws {
         let models = try ServeModels(self)
         let server = try ServeProcess(models.slowArguments() + ["--max-batch", "1"], testCase: self)
