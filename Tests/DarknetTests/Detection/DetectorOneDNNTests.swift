@@ -69,19 +69,6 @@ final class DetectorOneDNNTests: XCTestCase {
     /// the image alone (im2col everywhere, so every product runs on oneDNN).
     func testBitsDoNotDependOnThreadsRunsOrBatch() throws {
         _ = try TestTools.requireOneDNN(OneDNN.sgemmLibrary)
-        let images = try ["dog", "person"].map { try Image(contentsOf: try TestData.path("data/\($0).jpg")) }
-        let first = try Self.detector(.onednn, algorithm: .im2col, threads: 1)
-        let alone = try images.map { try first.detect(in: $0) }
-        XCTAssertFalse(alone[0].isEmpty)
-        for threads in [1, 2, 3] {
-            let detector = try Self.detector(.onednn, algorithm: .im2col, threads: threads)
-            for run in 0..<2 {
-                let again = try images.map { try detector.detect(in: $0) }
-                XCTAssertEqual(again.map { $0.map(\.confidence.bitPattern) }, alone.map { $0.map(\.confidence.bitPattern) },
-                               "threads \(threads) run \(run)")
-                XCTAssertEqual(again, alone, "threads \(threads) run \(run)")
-            }
-            XCTAssertEqual(try detector.detect(in: images), alone, "threads \(threads), one batch of both images")
-        }
+        try assertSameBitsOnThreadsRunsAndBatch { try Self.detector(.onednn, algorithm: .im2col, threads: $0) }
     }
 }
