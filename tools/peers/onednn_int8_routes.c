@@ -12,71 +12,9 @@
 // engine adds its im2col on bytes, not timed here) in its two forms, s8×s8 with the weights
 // first and u8×s8 transposed, and the better of the two against the primitive. THREADS is given to OpenMP (oneDNN's
 // threads), to the primitive and to the GEMM calls alike.
-#include <dnnl.h>
+#define PROGRAM "onednn_int8_routes"
 #include <omp.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-#define REPS 15
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static void check(dnnl_status_t status, const char *what) {
-    if (status != dnnl_success) {
-        fprintf(stderr, "onednn_int8_routes: %s failed with oneDNN status %d\n", what, (int)status);
-        exit(1);
-    }
-}
-
-static int compare(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *times) {
-    qsort(times, REPS, sizeof(double), compare);
-    return times[REPS / 2] * 1000;
-}
-
-static dnnl_memory_t memory(const dnnl_memory_desc_t *desc, dnnl_engine_t engine, int fill) {
-    dnnl_memory_t m;
-    check(dnnl_memory_create(&m, desc, engine, DNNL_MEMORY_ALLOCATE), "dnnl_memory_create");
-    void *data;
-    dnnl_memory_get_data_handle(m, &data);
-    memset(data, fill, dnnl_memory_desc_get_size(desc));
-    return m;
-}
-
-static double run_reorder(dnnl_engine_t engine, dnnl_stream_t stream, const dnnl_memory_desc_t *from,
-                          const dnnl_memory_desc_t *to) {
-    if (dnnl_memory_desc_equal(from, to)) return 0;
-    dnnl_primitive_desc_t pd;
-    check(dnnl_reorder_primitive_desc_create(&pd, from, engine, to, engine, NULL), "reorder descriptor");
-    dnnl_primitive_t reorder;
-    check(dnnl_primitive_create(&reorder, pd), "reorder");
-    dnnl_memory_t a = memory(from, engine, 2), b = memory(to, engine, 0);
-    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, a}, {DNNL_ARG_TO, b}};
-    double times[REPS];
-    check(dnnl_primitive_execute(reorder, stream, 2, args), "reorder execute");
-    dnnl_stream_wait(stream);
-    for (int r = 0; r < REPS; r++) {
-        double t0 = now();
-        dnnl_primitive_execute(reorder, stream, 2, args);
-        dnnl_stream_wait(stream);
-        times[r] = now() - t0;
-    }
-    dnnl_primitive_destroy(reorder);
-    dnnl_primitive_desc_destroy(pd);
-    dnnl_memory_destroy(a);
-    dnnl_memory_destroy(b);
-    return median(times);
-}
+#include "onednn_timing.h"
 
 int main(int argc, char **argv) {
     if (argc < 3) {
@@ -131,17 +69,8 @@ int main(int argc, char **argv) {
         dnnl_primitive_t conv;
         check(dnnl_primitive_create(&conv, pd), "convolution primitive");
         dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
-        double times[REPS];
-        check(dnnl_primitive_execute(conv, stream, 3, args), "convolution execute");
-        dnnl_stream_wait(stream);
-        for (int r = 0; r < REPS; r++) {
-            double t0 = now();
-            dnnl_primitive_execute(conv, stream, 3, args);
-            dnnl_stream_wait(stream);
-            times[r] = now() - t0;
-        }
-        double prim = median(times);
-        double reorders = run_reorder(engine, stream, &plain_s, qs) + run_reorder(engine, stream, qd, &plain_d);
+        double prim = execute(conv, stream, 3, args);
+        double reorders = reorder(engine, stream, &plain_s, qs) + reorder(engine, stream, qd, &plain_d);
 
         // The engine's two forms (Int8GEMM): C[M×N] = W[M×K] · X[K×N] in s8×s8, and for small
         // grids C̃[N×M] = Xᵀ · Wᵀ in u8×s8; X stored K×N, W stored M×K, row-major.
@@ -155,6 +84,7 @@ int main(int argc, char **argv) {
         memset(x, 3, KK * N);
         memset(w, 1, M * KK);
         int co = 0;
+        double times[REPS];
         check(dnnl_gemm_s8s8s32('N', 'N', 'F', M, N, KK, 1, w, KK, 0, (const signed char *)x, N, 0, 0, c, N, &co),
               "dnnl_gemm_s8s8s32");
         for (int r = 0; r < REPS; r++) {
