@@ -8,26 +8,14 @@
 //
 // THREADS goes to OpenMP (the primitive's and dnnl_sgemm's threads) and to OpenBLAS.
 #define PROGRAM "onednn_f32_pointwise"
-#include <omp.h>
 #include <cblas.h>
 #include "onednn_timing.h"
 
 int main(int argc, char **argv) {
-    if (argc < 3) {
-        fprintf(stderr, "usage: onednn_f32_pointwise THREADS C,H,W,F ...\n");
-        return 2;
-    }
-    int threads = atoi(argv[1]);
-    if (threads < 1) {
-        fprintf(stderr, "onednn_f32_pointwise: THREADS must be 1 or more, got '%s'\n", argv[1]);
-        return 2;
-    }
-    omp_set_num_threads(threads);
-    openblas_set_num_threads(threads);
     dnnl_engine_t engine;
-    check(dnnl_engine_create(&engine, dnnl_cpu, 0), "dnnl_engine_create");
     dnnl_stream_t stream;
-    check(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags), "dnnl_stream_create");
+    int threads = start(argc, argv, "C,H,W,F", &engine, &stream);
+    openblas_set_num_threads(threads);
     printf("oneDNN %d.%d.%d, isa %d; OpenBLAS core %s; %d thread(s)\n", dnnl_version()->major, dnnl_version()->minor,
            dnnl_version()->patch, (int)dnnl_get_effective_cpu_isa(), openblas_get_corename(), threads);
     printf("%-24s %7s %9s %11s %11s %11s\n", "shape (C HxW -> F 1x1)", "GFLOP", "prim ms", "reorders ms",

@@ -13,24 +13,12 @@
 // first and u8×s8 transposed, and the better of the two against the primitive. THREADS is given to OpenMP (oneDNN's
 // threads), to the primitive and to the GEMM calls alike.
 #define PROGRAM "onednn_int8_routes"
-#include <omp.h>
 #include "onednn_timing.h"
 
 int main(int argc, char **argv) {
-    if (argc < 3) {
-        fprintf(stderr, "usage: onednn_int8_routes THREADS C,H,W,F,K,STRIDE ...\n");
-        return 2;
-    }
-    int threads = atoi(argv[1]);
-    if (threads < 1) {
-        fprintf(stderr, "onednn_int8_routes: THREADS must be 1 or more, got '%s'\n", argv[1]);
-        return 2;
-    }
-    omp_set_num_threads(threads);
     dnnl_engine_t engine;
-    check(dnnl_engine_create(&engine, dnnl_cpu, 0), "dnnl_engine_create");
     dnnl_stream_t stream;
-    check(dnnl_stream_create(&stream, engine, dnnl_stream_default_flags), "dnnl_stream_create");
+    int threads = start(argc, argv, "C,H,W,F,K,STRIDE", &engine, &stream);
     printf("oneDNN %d.%d.%d, isa %d, %d thread(s)\n", dnnl_version()->major, dnnl_version()->minor,
            dnnl_version()->patch, (int)dnnl_get_effective_cpu_isa(), threads);
     printf("%-30s %7s %9s %11s %11s %11s %9s\n", "shape (C HxW -> F KxK/s)", "GOP", "prim ms", "reorders ms",

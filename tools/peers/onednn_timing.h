@@ -1,9 +1,10 @@
 // What tools/peers/onednn_int8_routes.c and onednn_f32_pointwise.c share: a clock, oneDNN's
 // status checked, the median of REPS timed calls after one warm-up, and the time of a reorder
-// between two layouts. PROGRAM names the program in its error lines.
+// between two layouts, and the start of main. PROGRAM names the program in its error lines.
 #ifndef ONEDNN_TIMING_H
 #define ONEDNN_TIMING_H
 #include <dnnl.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,5 +76,22 @@ static double reorder(dnnl_engine_t engine, dnnl_stream_t stream, const dnnl_mem
     dnnl_memory_destroy(a);
     dnnl_memory_destroy(b);
     return ms;
+}
+/// The program's start: THREADS from argv[1] (exits 2 with a usage line on a bad one or no
+/// shapes), given to OpenMP; oneDNN's CPU engine and a stream.
+static int start(int argc, char **argv, const char *shapes, dnnl_engine_t *engine, dnnl_stream_t *stream) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s THREADS %s ...\n", PROGRAM, shapes);
+        exit(2);
+    }
+    int threads = atoi(argv[1]);
+    if (threads < 1) {
+        fprintf(stderr, "%s: THREADS must be 1 or more, got '%s'\n", PROGRAM, argv[1]);
+        exit(2);
+    }
+    omp_set_num_threads(threads);
+    check(dnnl_engine_create(engine, dnnl_cpu, 0), "dnnl_engine_create");
+    check(dnnl_stream_create(stream, *engine, dnnl_stream_default_flags), "dnnl_stream_create");
+    return threads;
 }
 #endif
