@@ -13,21 +13,8 @@ final class GEMMTests: XCTestCase {
         for (m, n, k) in [(64, 1000, 300), (3, 4099, 27), (257, 130, 1153), (1024, 169, 600), (5, 7, 3), (96, 700, 200)] {
             let a = (0..<(m * k)).map { _ in generator.uniform(-1, 1) }
             let b = (0..<(k * n)).map { _ in generator.uniform(-1, 1) }
-            // The parts, each its own sgemm, in order.
-            var parted = [Float](repeating: .nan, count: m * n)
-            let cut = GEMM.parts(m: m, n: n, k: k)
-            for piece in 0..<cut.count {
-                let range = GEMM.range(piece, of: cut.count, in: cut.byRows ? m : n)
-                let (rows, columns) = cut.byRows ? (range, 0..<n) : (0..<m, range)
-                a.withUnsafeBufferPointer { a in
-                    b.withUnsafeBufferPointer { b in
-                        parted.withUnsafeMutableBufferPointer { c in
-                            GEMM.serial(m: rows.count, n: columns.count, k: k, a: a.baseAddress! + rows.lowerBound * k, lda: k,
-                                        b: b.baseAddress! + columns.lowerBound, ldb: n,
-                                        c: c.baseAddress! + rows.lowerBound * n + columns.lowerBound, ldc: n)
-                        }
-                    }
-                }
+            let parted = Self.partsInOrder(m: m, n: n, k: k, a: a, b: b) { rows, columns, a, b, c in
+                GEMM.serial(m: rows.count, n: columns.count, k: k, a: a, lda: k, b: b, ldb: n, c: c, ldc: n)
             }
             for threads in [1, 2, 3, 8] {
                 var split = [Float](repeating: .nan, count: m * n)
@@ -39,6 +26,29 @@ final class GEMMTests: XCTestCase {
                 XCTAssertEqual(Double(parted[row * n + column]), exact, accuracy: 1e-4 * Double(k).squareRoot())
             }
         }
+    }
+
+    /// C = A · B (row-major, `m × k` and `k × n`) computed part by part in `GEMM.parts`' order on
+    /// the calling thread, `multiply` given each part's rows, columns and its corners of A, B
+    /// and C (pitches k, n, n): what `GEMM.multiply` must equal on any thread count.
+    static func partsInOrder(m: Int, n: Int, k: Int, a: [Float], b: [Float],
+                             multiply: (_ rows: Range<Int>, _ columns: Range<Int>, UnsafePointer<Float>, UnsafePointer<Float>,
+                                        UnsafeMutablePointer<Float>) -> Void) -> [Float] {
+        var parted = [Float](repeating: .nan, count: m * n)
+        let cut = GEMM.parts(m: m, n: n, k: k)
+        for piece in 0..<cut.count {
+            let range = GEMM.range(piece, of: cut.count, in: cut.byRows ? m : n)
+            let (rows, columns) = cut.byRows ? (range, 0..<n) : (0..<m, range)
+            a.withUnsafeBufferPointer { a in
+                b.withUnsafeBufferPointer { b in
+                    parted.withUnsafeMutableBufferPointer { c in
+                        multiply(rows, columns, a.baseAddress! + rows.lowerBound * k, b.baseAddress! + columns.lowerBound,
+                                 c.baseAddress! + rows.lowerBound * n + columns.lowerBound)
+                    }
+                }
+            }
+        }
+        return parted
     }
 
     /// The cut depends on the shape only: powers of two up to `maximumParts`, parts of at

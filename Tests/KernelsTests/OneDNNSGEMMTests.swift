@@ -63,20 +63,8 @@ final class OneDNNSGEMMTests: XCTestCase {
         let library = try Self.library()
         for (m, n, k) in [(64, 1000, 300), (3, 4099, 27), (257, 130, 1153), (1024, 169, 600), (5, 7, 3)] {
             let (a, b) = Self.operands(m: m, n: n, k: k, seed: UInt64(k))
-            var parted = [Float](repeating: .nan, count: m * n)
-            let cut = GEMM.parts(m: m, n: n, k: k)
-            for piece in 0..<cut.count {
-                let range = GEMM.range(piece, of: cut.count, in: cut.byRows ? m : n)
-                let (rows, columns) = cut.byRows ? (range, 0..<n) : (0..<m, range)
-                a.withUnsafeBufferPointer { a in
-                    b.withUnsafeBufferPointer { b in
-                        parted.withUnsafeMutableBufferPointer { c in
-                            library.multiply(m: rows.count, n: columns.count, k: k, a: a.baseAddress! + rows.lowerBound * k, lda: k,
-                                             b: b.baseAddress! + columns.lowerBound, ldb: n,
-                                             c: c.baseAddress! + rows.lowerBound * n + columns.lowerBound, ldc: n)
-                        }
-                    }
-                }
+            let parted = GEMMTests.partsInOrder(m: m, n: n, k: k, a: a, b: b) { rows, columns, a, b, c in
+                library.multiply(m: rows.count, n: columns.count, k: k, a: a, lda: k, b: b, ldb: n, c: c, ldc: n)
             }
             let reference = GEMM.reference(m: m, n: n, k: k, a: a, b: b)
             for (got, expected) in zip(parted, reference) { XCTAssertEqual(got, expected, accuracy: 1e-5 * Float(k).squareRoot()) }
